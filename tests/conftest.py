@@ -38,7 +38,9 @@ class _Postgres:
         self.server.psql(f"CREATE DATABASE {name};")
         self.server.psql(f"\\c {name}\nCREATE EXTENSION IF NOT EXISTS vector;")
         uri: str = self.server.get_uri(database=name)
-        return uri.replace("postgresql://", "postgresql+asyncpg://", 1).replace("postgres://", "postgresql+asyncpg://", 1)
+        return uri.replace("postgresql://", "postgresql+asyncpg://", 1).replace(
+            "postgres://", "postgresql+asyncpg://", 1
+        )
 
     def stop(self) -> None:
         if self.server is not None:

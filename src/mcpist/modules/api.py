@@ -30,6 +30,11 @@ __all__ = [
     "ModuleResources",
     "NoAuth",
     "OAuth2Auth",
+    "PromptArgument",
+    "PromptInfo",
+    "PromptMessage",
+    "PromptProvider",
+    "PromptResult",
     "Sampler",
     "ToolContext",
     "ToolSpec",
@@ -99,7 +104,12 @@ class Sampler(Protocol):
     """Asks the user's own LLM (MCP sampling) or a configured endpoint for text."""
 
     async def complete(
-        self, messages: list[dict[str, str]], *, system: str | None = None, max_tokens: int = 1024, temperature: float = 0.0
+        self,
+        messages: list[dict[str, str]],
+        *,
+        system: str | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
     ) -> str: ...
 
 
@@ -125,6 +135,44 @@ class ToolContext(Generic[SettingsT]):
     state: Any = None
     engine: AsyncEngine | None = None
     sampler: Sampler | None = None
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    description: str = ""
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class PromptInfo:
+    """One MCP prompt a module offers (`prompts/list`)."""
+
+    name: str
+    description: str
+    arguments: tuple[PromptArgument, ...] = ()
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    """The expansion of a prompt (`prompts/get`)."""
+
+    description: str
+    messages: tuple[PromptMessage, ...]
+
+
+class PromptProvider(Protocol):
+    """Serves a module's MCP prompts for the calling user; `ctx.account` is always None here."""
+
+    async def list_prompts(self, ctx: ToolContext[Any]) -> list[PromptInfo]: ...
+
+    async def get_prompt(self, ctx: ToolContext[Any], name: str, arguments: dict[str, str]) -> PromptResult: ...
 
 
 ToolFn = Callable[..., Awaitable[Any]]
@@ -185,6 +233,7 @@ class Module:
         self.docs = docs
         self.tools: dict[str, ToolSpec] = {}
         self.lifespan: Lifespan | None = None
+        self.prompts: PromptProvider | None = None
 
     def tool(
         self,
