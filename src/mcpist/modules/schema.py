@@ -105,9 +105,7 @@ def build_schema(module_name: str, spec: ToolSpec) -> ToolSchema:
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (hints[param.name], default)
     model_name = "".join(part.title() for part in f"{module_name}_{spec.name}".replace(".", "_").split("_"))
-    model: type[BaseModel] = create_model(
-        f"{model_name}Params", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model: type[BaseModel] = create_model(f"{model_name}Params", __config__=ConfigDict(extra="forbid"), **fields)
     input_schema = compact(model.model_json_schema())
     input_schema.setdefault("properties", {})
     returns = hints.get("return")

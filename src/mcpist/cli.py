@@ -1,0 +1,197 @@
+"""Command line: arguments -> Settings -> runtime -> app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from mcpist import __version__
+from mcpist.config import Settings, load_settings
+from mcpist.errors import ConfigError, MCPistError
+
+EXIT_ERROR = 1
+EXIT_CONFIG = 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, help="data directory (default: ~/.local/share/mcpist)")
+    parser.add_argument("--config", type=Path, help="TOML settings file (default: <data-dir>/mcpist.toml)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpist", description="A self-hosted MCP server for Personal Context Management."
+    )
+    parser.add_argument("--version", action="version", version=f"mcpist {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="serve MCP over Streamable HTTP at /mcp")
+    _common(serve)
+    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 8765)")
+
+    stdio = sub.add_parser("stdio", help="serve MCP over stdin/stdout, acting as the owner")
+    _common(stdio)
+
+    token = sub.add_parser("token", help="manage API tokens")
+    token_sub = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
+    create = token_sub.add_parser("create", help="create a token; prints it once, alone on the last line")
+    _common(create)
+    create.add_argument("--name", required=True)
+    listing = token_sub.add_parser("list", help="list tokens (never their values)")
+    _common(listing)
+    revoke = token_sub.add_parser("revoke", help="revoke a token by name")
+    _common(revoke)
+    revoke.add_argument("name")
+
+    modules = sub.add_parser("modules", help="list modules and tools with the size of each schema")
+    _common(modules)
+    modules.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(
+        args.config,
+        data_dir=args.data_dir,
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+    )
+
+
+def _setup_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+async def _serve(settings: Settings) -> None:
+    import uvicorn
+
+    from mcpist.runtime import start_runtime
+    from mcpist.web.app import create_app
+
+    async with start_runtime(settings) as runtime:
+        app = create_app(runtime)
+        config = uvicorn.Config(
+            app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(), lifespan="on"
+        )
+        server = uvicorn.Server(config)
+        if runtime.owner_created:
+            print(f"First start: created {settings.data_dir} (database, master key, owner user).")
+        print(f"MCPist {runtime.version} serving MCP at {settings.mcp_url}")
+        print("Connect a client: create a token with `mcpist token create --name laptop`")
+        print(f"  then add the server, e.g. claude mcp add --transport http mcpist {settings.mcp_url} \\")
+        print('    --header "Authorization: Bearer <token>"', flush=True)
+        await server.serve()
+
+
+async def _stdio(settings: Settings) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from mcpist.modules.api import Caller
+    from mcpist.protocol.server import build_server
+    from mcpist.runtime import start_runtime
+
+    async with start_runtime(settings) as runtime:
+        owner = Caller(user_id=runtime.owner.id, email=runtime.owner.email)
+        server = build_server(runtime, lambda _ctx: owner)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+
+async def _with_store(settings: Settings, action: Callable[[Any, Any], Awaitable[None]]) -> None:
+    from mcpist.auth.tokens import TokenStore
+    from mcpist.runtime import start_runtime
+
+    async with start_runtime(settings) as runtime:
+        await action(TokenStore(runtime.engine), runtime)
+
+
+async def _token(args: argparse.Namespace, settings: Settings) -> None:
+    async def create(store: Any, runtime: Any) -> None:
+        info, token = await store.create(args.name, runtime.owner.id)
+        print(f"Created API token {info.name!r} for {info.email}. It is shown only now; store it safely:")
+        print(token)
+
+    async def listing(store: Any, runtime: Any) -> None:
+        tokens = await store.list()
+        if not tokens:
+            print("No tokens. Create one with: mcpist token create --name NAME")
+            return
+        print(f"{'NAME':<24} {'USER':<24} {'CREATED':<20} {'LAST USED':<20} STATUS")
+        for t in tokens:
+            used = t.last_used_at.strftime("%Y-%m-%d %H:%M") if t.last_used_at else "never"
+            status = "revoked" if t.revoked_at else "active"
+            print(f"{t.name:<24} {t.email:<24} {t.created_at.strftime('%Y-%m-%d %H:%M'):<20} {used:<20} {status}")
+
+    async def revoke(store: Any, runtime: Any) -> None:
+        info = await store.revoke(args.name)
+        print(f"Revoked API token {info.name!r}.")
+
+    actions = {"create": create, "list": listing, "revoke": revoke}
+    await _with_store(settings, actions[args.token_command])
+
+
+def _modules(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.modules.registry import Registry
+
+    registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
+    rows: list[dict[str, Any]] = []
+    for module in registry:
+        for tool in sorted(registry.tools(module.name), key=lambda t: t.spec.name):
+            size = len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
+            rows.append({"module": module.name, "tool": tool.spec.name, "bytes": size, "tokens": approx_tokens(size)})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        print("No modules installed.")
+        return
+    for module in registry:
+        mine = [r for r in rows if r["module"] == module.name]
+        total = sum(r["bytes"] for r in mine)
+        print(f"{module.name} — {module.summary} ({len(mine)} tools, {total} bytes, ~{approx_tokens(total)} tokens)")
+        for r in mine:
+            print(f"  {r['tool']:<28} {r['bytes']:>6} bytes  ~{r['tokens']:>5} tokens")
+
+
+def approx_tokens(n_bytes: int) -> int:
+    """Rough LLM token count of JSON text: about four bytes a token."""
+    return (n_bytes + 3) // 4
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+        _setup_logging(settings)
+        if args.command == "serve":
+            asyncio.run(_serve(settings))
+        elif args.command == "stdio":
+            asyncio.run(_stdio(settings))
+        elif args.command == "token":
+            asyncio.run(_token(args, settings))
+        elif args.command == "modules":
+            _modules(args, settings)
+    except ConfigError as exc:
+        print(f"mcpist: configuration error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except MCPistError as exc:
+        print(f"mcpist: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

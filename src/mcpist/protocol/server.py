@@ -1,0 +1,231 @@
+"""The MCP server: the only place that turns MCPist's calls and errors into protocol messages."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from mcpist import batch
+from mcpist.errors import Internal, InvalidArgument, MCPistError, NotFound
+from mcpist.modules.api import Caller, Module, PromptInfo, Sampler, ToolContext
+from mcpist.runtime import Runtime
+
+from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, meta_tools
+from .sampling import session_sampler
+
+logger = logging.getLogger("mcpist.protocol")
+
+Identify = Callable[[ServerRequestContext[Any, Any]], Caller]
+
+INSTRUCTIONS = "MCPist routes tool calls to modules. Call get_module_schema for a module first, then call or batch."
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def ok_result(value: Any) -> types.CallToolResult:
+    structured = value if isinstance(value, dict) else {"result": value}
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=_json(value))], structured_content=structured
+    )
+
+
+def error_result(error: MCPistError) -> types.CallToolResult:
+    body = error.to_dict()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")],
+        structured_content=body,
+        is_error=True,
+    )
+
+
+def _str_arg(args: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = args.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"'{name}' must be a non-empty string", {"field": name})
+    return value
+
+
+def _check_args(args: dict[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(args) - allowed)
+    if extra:
+        raise InvalidArgument(
+            f"unknown argument '{extra[0]}'; expected: {', '.join(sorted(allowed))}", {"field": extra[0]}
+        )
+
+
+class MetaToolHandler:
+    """Runs the meta-tools for one caller. Shared by every transport."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        s = runtime.settings.batch
+        self.limits = batch.BatchLimits(
+            max_tasks=s.max_tasks,
+            max_concurrency=s.max_concurrency,
+            task_timeout_s=s.task_timeout_s,
+            max_expression_length=s.max_expression_length,
+            max_result_bytes=s.max_result_bytes,
+            max_output_bytes=s.max_output_bytes,
+        )
+
+    def list_tools(self, caller: Caller) -> list[types.Tool]:
+        return meta_tools(self.runtime.visible_modules(caller), batch.DESCRIPTION)
+
+    def module_schema(self, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
+        _check_args(args, {"module"})
+        name = _str_arg(args, "module")
+        assert name is not None
+        if name == BATCH:
+            return {"module": BATCH, "guide": batch.GUIDE}
+        visible = self.runtime.visible_modules(caller)
+        module = next((m for m in visible if m.name == name), None)
+        if module is None:
+            names = ", ".join(m.name for m in visible) or "(none)"
+            raise NotFound(f"unknown module {name!r}; available: {names}", {"module": name})
+        tools = [
+            t.definition()
+            for t in self.runtime.registry.tools(name)
+            if self.runtime.visible_tool(caller, name, t.spec.name) is not None
+        ]
+        out: dict[str, Any] = {"module": name, "description": module.description, "tools": tools}
+        if module.docs:
+            out["docs"] = module.docs
+        return out
+
+    async def call(self, caller: Caller, args: dict[str, Any], sampler: Sampler | None) -> Any:
+        _check_args(args, {"module", "tool_name", "params", "account"})
+        module = _str_arg(args, "module")
+        tool = _str_arg(args, "tool_name")
+        account = _str_arg(args, "account", required=False)
+        params = args.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise InvalidArgument("'params' must be an object", {"field": "params"})
+        assert module is not None and tool is not None
+        return await self.runtime.execute(caller, module, tool, params, account, sampler)
+
+    async def batch(self, caller: Caller, args: dict[str, Any], sampler: Sampler | None) -> dict[str, Any]:
+        _check_args(args, {"tasks"})
+        text = args.get("tasks")
+        if not isinstance(text, str):
+            raise InvalidArgument("'tasks' must be a JSONL string, one task per line", {"field": "tasks"})
+
+        def precheck(task: batch.Task) -> None:
+            self.runtime.find_tool(caller, task.module, task.tool)
+
+        async def run(task: batch.Task, params: dict[str, Any]) -> Any:
+            # the batch engine owns the per-task deadline
+            return await self.runtime.execute(
+                caller, task.module, task.tool, params, task.account, sampler, timeout_s=float("inf")
+            )
+
+        result = await batch.run_batch(text, run, self.limits, precheck=precheck)
+        return result.to_dict()
+
+    async def run(
+        self, caller: Caller, name: str, args: dict[str, Any], sampler: Sampler | None
+    ) -> types.CallToolResult:
+        try:
+            if name == GET_MODULE_SCHEMA:
+                return ok_result(self.module_schema(caller, args))
+            if name == CALL:
+                return ok_result(await self.call(caller, args, sampler))
+            if name == BATCH:
+                return ok_result(await self.batch(caller, args, sampler))
+        except MCPistError as exc:
+            return error_result(exc)
+        except Exception:
+            request_id = uuid.uuid4().hex[:12]
+            logger.exception("meta-tool %s failed unexpectedly (request id %s)", name, request_id)
+            return error_result(
+                Internal(
+                    f"internal error; the server log has details under request id {request_id}",
+                    {"request_id": request_id},
+                )
+            )
+        raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
+
+    def _prompt_context(self, caller: Caller, module: Module) -> ToolContext[Any]:
+        return self.runtime.context(caller, module, None, None)
+
+    async def list_prompts(self, caller: Caller) -> list[tuple[Module, PromptInfo]]:
+        out: list[tuple[Module, PromptInfo]] = []
+        for module in self.runtime.visible_modules(caller):
+            if module.prompts is not None:
+                for info in await module.prompts.list_prompts(self._prompt_context(caller, module)):
+                    out.append((module, info))
+        return out
+
+
+def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
+    """An MCP server whose handlers act for the caller `identify` names."""
+    handler = MetaToolHandler(runtime)
+
+    async def on_list_tools(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=handler.list_tools(identify(ctx)))
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await handler.run(identify(ctx), params.name, dict(params.arguments or {}), session_sampler(ctx))
+
+    async def on_list_prompts(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListPromptsResult:
+        prompts = await handler.list_prompts(identify(ctx))
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=info.name,
+                    description=info.description,
+                    arguments=[
+                        types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        for a in info.arguments
+                    ],
+                )
+                for _, info in prompts
+            ]
+        )
+
+    async def on_get_prompt(
+        ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        caller = identify(ctx)
+        for module, info in await handler.list_prompts(caller):
+            if info.name == params.name:
+                try:
+                    result = await module.prompts.get_prompt(  # type: ignore[union-attr]
+                        handler._prompt_context(caller, module), params.name, dict(params.arguments or {})
+                    )
+                except MCPistError as exc:
+                    raise MCPError(types.INVALID_PARAMS, exc.message) from None
+                return types.GetPromptResult(
+                    description=result.description,
+                    messages=[
+                        types.PromptMessage(role=m.role, content=types.TextContent(type="text", text=m.text))
+                        for m in result.messages
+                    ],
+                )
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+
+    has_prompts = any(m.prompts is not None for m in runtime.registry)
+    return Server(
+        "mcpist",
+        version=runtime.version,
+        instructions=INSTRUCTIONS,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        on_list_prompts=on_list_prompts if has_prompts else None,
+        on_get_prompt=on_get_prompt if has_prompts else None,
+    )

@@ -1,0 +1,225 @@
+"""The running server's parts, built once from Settings: database, modules, HTTP client.
+
+`Runtime.execute` is the one path every tool call takes (single `call`, each
+`batch` task): visibility, parameter validation, account resolution, timeout,
+and error normalisation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import stat
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+import httpx
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from mcpist import __version__
+from mcpist.config import Settings
+from mcpist.errors import ConfigError, DeadlineExceeded, Internal, MCPistError, NotFound, Unauthenticated
+from mcpist.modules.api import Account, Caller, Module, ModuleResources, Sampler, ToolContext
+from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.storage.engine import create_engine
+from mcpist.storage.migrate import upgrade
+from mcpist.storage.users import User, ensure_owner
+
+logger = logging.getLogger("mcpist")
+
+MASTER_KEY_FILE = "master.key"
+
+
+class AccountResolver(Protocol):
+    """Finds the credential a tool call runs with (the token broker plugs in here)."""
+
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None: ...
+
+
+class NoAccounts:
+    """Until the vault exists: modules that need an account cannot run."""
+
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+        raise Unauthenticated(
+            f"module {module.name!r} needs a connected account and none is connected",
+            {"module": module.name, "account": account},
+        )
+
+
+def ensure_master_key(data_dir: Path) -> Path:
+    """Create the 32-byte master key file (mode 0600) on first start; refuse a readable one."""
+    path = data_dir / MASTER_KEY_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise ConfigError(f"master key file {path} is readable by others (mode {mode:o}); run: chmod 600 {path}")
+    return path
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    engine: AsyncEngine
+    registry: Registry
+    http: httpx.AsyncClient
+    owner: User
+    owner_created: bool
+    accounts: AccountResolver = field(default_factory=NoAccounts)
+    module_settings: dict[str, BaseModel] = field(default_factory=dict)
+    module_states: dict[str, Any] = field(default_factory=dict)
+    version: str = __version__
+
+    def visible_modules(self, caller: Caller) -> list[Module]:
+        """The modules whose tools this caller may see (every one, until roles exist)."""
+        return [m for m in self.registry if m.tools]
+
+    def visible_tool(self, caller: Caller, module: str, tool: str) -> RegisteredTool | None:
+        return self.registry.tool(module, tool)
+
+    def find_tool(self, caller: Caller, module: str, tool: str) -> RegisteredTool:
+        """The tool, if the caller may see it; a hidden tool is reported exactly as a missing one.
+
+        Raises:
+            NotFound: no such module or tool for this caller.
+        """
+        if self.registry.module(module) is None or module not in {m.name for m in self.visible_modules(caller)}:
+            names = ", ".join(m.name for m in self.visible_modules(caller)) or "(none)"
+            raise NotFound(f"unknown module {module!r}; available: {names}", {"module": module})
+        found = self.visible_tool(caller, module, tool)
+        if found is None:
+            raise NotFound(f"unknown tool {tool!r} in module {module!r}", {"module": module, "tool": tool})
+        return found
+
+    def context(
+        self, caller: Caller, module: Module, account: Account | None, sampler: Sampler | None
+    ) -> ToolContext[Any]:
+        return ToolContext(
+            http=self.http,
+            settings=self.module_settings[module.name],
+            account=account,
+            logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+            caller=caller,
+            state=self.module_states.get(module.name),
+            engine=self.engine,
+            sampler=sampler,
+        )
+
+    async def execute(
+        self,
+        caller: Caller,
+        module: str,
+        tool: str,
+        params: dict[str, Any],
+        account: str | None = None,
+        sampler: Sampler | None = None,
+        timeout_s: float | None = None,
+    ) -> Any:
+        """Validate and run one tool; returns its JSON-ready result.
+
+        Raises:
+            MCPistError: any expected failure, with its code; unexpected exceptions become
+                Internal carrying a request id (the traceback goes to the log only).
+        """
+        found = self.find_tool(caller, module, tool)
+        kwargs = found.schema.validate(params)
+        resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
+        ctx = self.context(caller, found.module, resolved, sampler)
+        limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
+        try:
+            with anyio.fail_after(limit):
+                value = await found.spec.fn(ctx, **kwargs)
+            return found.schema.dump_output(value)
+        except TimeoutError:
+            raise DeadlineExceeded(f"{module}.{tool} did not finish within {limit:g} s", {"timeout_s": limit}) from None
+        except MCPistError:
+            raise
+        except Exception:
+            request_id = uuid.uuid4().hex[:12]
+            logger.exception("tool %s.%s failed unexpectedly (request id %s)", module, tool, request_id)
+            raise Internal(
+                f"internal error in {module}.{tool}; the server log has details under request id {request_id}",
+                {"request_id": request_id},
+            ) from None
+
+
+def _module_settings(settings: Settings, registry: Registry) -> dict[str, BaseModel]:
+    out: dict[str, BaseModel] = {}
+    unknown = set(settings.modules.settings) - set(registry.names())
+    if unknown:
+        raise ConfigError(f"modules.settings names module(s) that are not loaded: {sorted(unknown)}")
+    for module in registry:
+        raw = settings.modules.settings.get(module.name, {})
+        try:
+            out[module.name] = module.settings_model.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            name = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(f"invalid setting modules.settings.{module.name}.{name}: {err['msg']}") from None
+    return out
+
+
+@asynccontextmanager
+async def start_runtime(settings: Settings, registry: Registry | None = None) -> AsyncIterator[Runtime]:
+    """Create the data directory, database, master key and owner; enter every module's startup.
+
+    Raises:
+        ConfigError: the data directory, database or module settings are unusable.
+    """
+    if registry is None:
+        registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise ConfigError(f"data_dir {settings.data_dir} cannot be created: {exc.strerror}") from None
+    ensure_master_key(settings.data_dir)
+    module_settings = _module_settings(settings, registry)
+    engine = create_engine(settings.resolved_database_url)
+    async with AsyncExitStack() as stack:
+        stack.push_async_callback(engine.dispose)
+        try:
+            await upgrade(engine, [m.migrations for m in registry if m.migrations is not None])
+        except OSError as exc:
+            raise ConfigError(f"database_url: the database cannot be opened: {exc}") from None
+        except Exception as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"database_url: the database cannot be opened or migrated: {_short(exc)}") from None
+        owner, created = await ensure_owner(engine)
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=httpx.Timeout(30.0), headers={"User-Agent": f"mcpist/{__version__}"})
+        )
+        states: dict[str, Any] = {}
+        for module in registry:
+            if module.lifespan is not None:
+                resources = ModuleResources(
+                    engine=engine,
+                    settings=module_settings[module.name],
+                    data_dir=settings.data_dir,
+                    logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+                )
+                states[module.name] = await stack.enter_async_context(module.lifespan(resources))
+        yield Runtime(
+            settings=settings,
+            engine=engine,
+            registry=registry,
+            http=http,
+            owner=owner,
+            owner_created=created,
+            module_settings=module_settings,
+            module_states=states,
+        )
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__

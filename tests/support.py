@@ -1,0 +1,62 @@
+"""Helpers to run MCPist in process: a runtime, its ASGI app, and an MCP client over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from demo_module import demo, remote
+from mcpist.auth.tokens import TokenStore
+from mcpist.config import load_settings
+from mcpist.modules.api import Module
+from mcpist.modules.registry import Registry
+from mcpist.runtime import Runtime, start_runtime
+from mcpist.web.app import create_app
+
+BASE = "http://127.0.0.1:8765"
+
+
+@asynccontextmanager
+async def runtime(
+    data_dir: Path, modules: list[Module] | None = None, database_url: str | None = None, **settings: Any
+) -> AsyncIterator[Runtime]:
+    cfg = load_settings(data_dir=data_dir, database_url=database_url, **settings)
+    registry = Registry(modules if modules is not None else [demo, remote])
+    async with start_runtime(cfg, registry) as rt:
+        yield rt
+
+
+@asynccontextmanager
+async def http_client(rt: Runtime, token: str | None = None) -> AsyncIterator[httpx2.AsyncClient]:
+    """An httpx2 client wired to the app in process (lifespan included)."""
+    app = create_app(rt)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        app.router.lifespan_context(app),
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app), base_url=BASE, headers=headers, timeout=30
+        ) as client,
+    ):
+        yield client
+
+
+async def new_token(rt: Runtime, name: str = "test") -> str:
+    _, token = await TokenStore(rt.engine).create(name, rt.owner.id)
+    return token
+
+
+@asynccontextmanager
+async def mcp_client(rt: Runtime, mode: str = "legacy", token: str | None = None) -> AsyncIterator[Client]:
+    """An MCP client speaking Streamable HTTP to the in-process app."""
+    token = token or await new_token(rt, f"t-{mode}")
+    async with (
+        http_client(rt, token) as http,
+        Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode=mode) as client,
+    ):
+        yield client

@@ -1,0 +1,192 @@
+"""The meta-tools through a real MCP client over Streamable HTTP (in process), both protocol revisions."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import mcp_client, runtime
+
+pytestmark = pytest.mark.anyio
+
+MODES = ["legacy", "2026-07-28"]
+
+
+def structured(result: Any) -> Any:
+    return result.structured_content
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tools_list_shows_only_meta_tools_naming_modules(tmp_path: Path, mode: str) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt, mode) as client:
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == ["get_module_schema", "call", "batch"]
+        described = tools[0].description or ""
+        assert "- demo: Test tools: echo, add, wait, fail" in described
+        assert "- remote:" in described
+        assert "demo" in (tools[1].description or "")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_get_module_schema_returns_compact_definitions(tmp_path: Path, mode: str) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt, mode) as client:
+        result = await client.call_tool("get_module_schema", {"module": "demo"})
+        assert not result.is_error
+        body = structured(result)
+        tools = {t["name"]: t for t in body["tools"]}
+        assert set(tools) == {"echo", "add", "items", "wait", "fail", "boom"}
+        echo = tools["echo"]
+        assert echo["description"] == "Return the text and who called."
+        assert echo["inputSchema"]["required"] == ["text"]
+        assert echo["inputSchema"]["properties"]["text"]["description"] == "Text to return"
+        assert echo["annotations"] == {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
+        assert tools["fail"]["annotations"]["destructiveHint"] is True
+        assert tools["items"]["outputSchema"]["properties"]["items"]["type"] == "array"
+        text = json.dumps(body)
+        assert "$ref" not in text and "$defs" not in text and '"title"' not in text
+
+
+async def test_unknown_module_lists_available(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("get_module_schema", {"module": "nope"})
+        assert result.is_error
+        body = structured(result)
+        assert body["code"] == "NOT_FOUND"
+        assert "demo" in body["message"] and "remote" in body["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_call_runs_a_tool_as_the_token_owner(tmp_path: Path, mode: str) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt, mode) as client:
+        result = await client.call_tool(
+            "call", {"module": "demo", "tool_name": "echo", "params": {"text": "こんにちは"}}
+        )
+        assert not result.is_error
+        assert structured(result) == {"text": "こんにちは", "user": rt.owner.id}
+        scalar = await client.call_tool("call", {"module": "demo", "tool_name": "add", "params": {"a": 2, "b": 3}})
+        assert structured(scalar) == {"result": 5}
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [({}, "text"), ({"text": 5}, "text"), ({"text": "x", "extra": 1}, "extra")],
+)
+async def test_call_refuses_bad_params_naming_the_field(tmp_path: Path, params: dict[str, Any], field: str) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "echo", "params": params})
+        assert result.is_error
+        body = structured(result)
+        assert body["code"] == "INVALID_ARGUMENT"
+        assert f"'{field}'" in body["message"]
+        assert body["data"]["errors"][0]["field"] == field
+
+
+async def test_bad_params_run_nothing(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "wait", "params": {"ms": -1}})
+        assert structured(result)["code"] == "INVALID_ARGUMENT"
+
+
+async def test_meta_tool_arguments_are_checked(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "echo", "params": [1]})
+        assert structured(result)["code"] == "INVALID_ARGUMENT"
+        result = await client.call_tool("call", {"module": "demo", "tool": "echo"})
+        assert structured(result)["code"] == "INVALID_ARGUMENT"
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "nope"})
+        assert structured(result)["code"] == "NOT_FOUND"
+
+
+async def test_tool_errors_carry_code_message_data(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "fail", "params": {}})
+        assert result.is_error
+        assert structured(result) == {
+            "code": "CONFLICT",
+            "message": "stale version",
+            "data": {"expected": 1, "actual": 2},
+        }
+
+
+async def test_unexpected_exception_never_leaks(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR)
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "boom", "params": {}})
+    assert result.is_error
+    body = structured(result)
+    assert body["code"] == "INTERNAL"
+    request_id = body["data"]["request_id"]
+    wire = json.dumps(body) + "".join(getattr(c, "text", "") for c in result.content)
+    assert "secret-value" not in wire and "Traceback" not in wire and "RuntimeError" not in wire
+    assert any(request_id in r.getMessage() for r in caplog.records)
+
+
+async def test_account_needed_gives_unauthenticated(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "remote", "tool_name": "whoami"})
+        assert structured(result)["code"] == "UNAUTHENTICATED"
+
+
+async def test_timeout_is_deadline_exceeded(tmp_path: Path) -> None:
+    async with runtime(tmp_path, call_timeout_s=0.05) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("call", {"module": "demo", "tool_name": "wait", "params": {"ms": 5000}})
+        assert structured(result)["code"] == "DEADLINE_EXCEEDED"
+
+
+async def test_unknown_meta_tool_is_a_protocol_error(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        with pytest.raises(MCPError):
+            await client.call_tool("echo", {})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_batch_runs_dependent_tasks(tmp_path: Path, mode: str) -> None:
+    tasks = "\n".join(
+        [
+            json.dumps({"id": "list", "module": "demo", "tool": "items", "params": {"count": 4}}),
+            json.dumps(
+                {
+                    "id": "first_open",
+                    "module": "demo",
+                    "tool": "echo",
+                    "params": {"text": "${list.items[?status=='open'] | [1].id}"},
+                    "after": "list",
+                    "output": True,
+                }
+            ),
+            json.dumps({"id": "bad", "module": "demo", "tool": "fail", "params": {}}),
+            json.dumps({"id": "after_bad", "module": "demo", "tool": "add", "params": {"a": 1}, "after": ["bad"]}),
+        ]
+    )
+    async with runtime(tmp_path) as rt, mcp_client(rt, mode) as client:
+        result = await client.call_tool("batch", {"tasks": tasks})
+        body = structured(result)
+        assert body["results"] == {"first_open": {"text": "i2", "user": rt.owner.id}}
+        assert body["failed"]["bad"]["code"] == "CONFLICT"
+        assert "after_bad" in body["skipped"]
+        assert "list" not in body["results"]
+
+
+async def test_batch_refuses_unknown_tool_before_running(tmp_path: Path) -> None:
+    tasks = "\n".join(
+        [
+            json.dumps({"id": "a", "module": "demo", "tool": "wait", "params": {"ms": 1}}),
+            json.dumps({"id": "b", "module": "demo", "tool": "nope", "params": {}}),
+        ]
+    )
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("batch", {"tasks": tasks})
+        assert result.is_error
+        assert structured(result)["code"] == "NOT_FOUND"
+
+
+async def test_batch_guide_is_served(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        result = await client.call_tool("get_module_schema", {"module": "batch"})
+        assert "hash_join" in structured(result)["guide"]
