@@ -1,0 +1,75 @@
+"""The `context` module object, its lifespan and the state its tools share."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from mcpist.modules import Internal, Module, ModuleResources, ToolContext
+
+from ._settings import ContextSettings
+from ._text import Tokenizer
+
+DOCS = """\
+Keeps a long conversation on its goal and constraints (CC-MCP, seed 004).
+
+1. `start_session` -> session_id.
+2. Each user message: `add_turn(session_id, message)`. It labels the intent, keeps problem
+   definitions (core), constraints and refinements (evolving; a changed constraint replaces the
+   old one) and the last exchanges, and returns `prompt`: send that to your LLM instead of the
+   bare message.
+3. Your LLM's answer: `record_response(session_id, text)`, so the next prompt shows it.
+   Or, when the server has an LLM configured, `respond(session_id, message)` does 2 and 3 at once.
+4. `get_context`, `get_prompt`, `list_sessions`, `end_session`. Sessions expire when idle.
+The prompt is also an MCP prompt: `context_session` (argument session_id).
+"""
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class ContextState:
+    """What the lifespan yields (`ctx.state`): the tokenizer and the clock."""
+
+    tokenizer: Tokenizer
+    clock: Callable[[], datetime] = field(default=_utcnow)
+
+
+module = Module(
+    "context",
+    summary="Conversation sessions that keep goal and constraints",
+    description=(
+        "Conversation sessions for long chats: intent labels, TF-IDF keywords, a core/evolving/turn "
+        "context store where newer constraints replace older ones, and a synthesised prompt per turn."
+    ),
+    settings=ContextSettings,
+    migrations=Path(__file__).parent / "migrations",
+    docs=DOCS,
+)
+
+
+@module.startup
+async def _lifespan(resources: ModuleResources) -> AsyncIterator[ContextState]:
+    # SudachiDict ships inside a package: loading reads local files only, never the network
+    yield ContextState(tokenizer=Tokenizer.load())
+
+
+def state_of(ctx: ToolContext[Any]) -> ContextState:
+    """Raises: Internal: the module's lifespan did not run."""
+    if not isinstance(ctx.state, ContextState):
+        raise Internal("module context was not started (no tokenizer state)")
+    return ctx.state
+
+
+def engine_of(ctx: ToolContext[Any]) -> AsyncEngine:
+    """Raises: Internal: the server handed no database engine."""
+    if ctx.engine is None:
+        raise Internal("module context needs the server's database engine")
+    return ctx.engine
