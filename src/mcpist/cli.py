@@ -6,6 +6,8 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -73,17 +75,31 @@ def _setup_logging(settings: Settings) -> None:
     )
 
 
+def _bind(host: str, port: int) -> socket.socket:
+    """Bind before announcing, so the printed URL (and port 0's real port) is already reachable."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on host {host!r} port {port}: {exc.strerror or exc}") from None
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
 async def _serve(settings: Settings) -> None:
     import uvicorn
 
     from mcpist.runtime import start_runtime
     from mcpist.web.app import create_app
 
+    sock = _bind(settings.host, settings.port)
+    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
     async with start_runtime(settings) as runtime:
         app = create_app(runtime)
-        config = uvicorn.Config(
-            app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(), lifespan="on"
-        )
+        config = uvicorn.Config(app, log_level=settings.log_level.lower(), lifespan="on")
         server = uvicorn.Server(config)
         if runtime.owner_created:
             print(f"First start: created {settings.data_dir} (database, master key, owner user).")
@@ -91,7 +107,7 @@ async def _serve(settings: Settings) -> None:
         print("Connect a client: create a token with `mcpist token create --name laptop`")
         print(f"  then add the server, e.g. claude mcp add --transport http mcpist {settings.mcp_url} \\")
         print('    --header "Authorization: Bearer <token>"', flush=True)
-        await server.serve()
+        await server.serve(sockets=[sock])
 
 
 async def _stdio(settings: Settings) -> None:
@@ -171,6 +187,8 @@ def approx_tokens(n_bytes: int) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # the database and key files hold secrets: nobody else may read what this process creates
+    os.umask(0o077)
     try:
         settings = _settings(args)
         _setup_logging(settings)

@@ -63,7 +63,8 @@ class Settings(BaseSettings):
     database_url: str | None = None
     """Defaults to SQLite at `<data_dir>/mcpist.db`."""
     host: str = "127.0.0.1"
-    port: int = Field(8765, ge=1, le=65_535)
+    port: int = Field(8765, ge=0, le=65_535)
+    """0 picks a free port (printed at start)."""
     public_url: str | None = None
     """The URL clients use to reach `/mcp`'s server, e.g. https://mcp.example.com; defaults to http://host:port."""
     allowed_hosts: list[str] = Field(default_factory=list)

@@ -1,0 +1,91 @@
+"""The command line, called in process through `mcpist.cli.main`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcpist.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_token_create_prints_token_alone_on_last_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "token", "create", "--name", "laptop", "--data-dir", str(tmp_path))
+    assert code == 0
+    token = out.strip().splitlines()[-1]
+    assert token.startswith("mcpist_") and " " not in token and len(token) > 40
+    assert token not in (tmp_path / "mcpist.db").read_bytes().decode("latin-1")
+
+    code, out, _ = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 0
+    assert "laptop" in out and "active" in out and token not in out
+
+    code, _, err = run(capsys, "token", "create", "--name", "laptop", "--data-dir", str(tmp_path))
+    assert code == 1 and "already exists" in err
+
+    code, out, _ = run(capsys, "token", "revoke", "laptop", "--data-dir", str(tmp_path))
+    assert code == 0 and "Revoked" in out
+    code, out, _ = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert "revoked" in out
+
+    code, _, err = run(capsys, "token", "revoke", "laptop", "--data-dir", str(tmp_path))
+    assert code == 1 and "no active token named 'laptop'" in err
+
+
+def test_token_name_is_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "token", "create", "--name", "bad name!", "--data-dir", str(tmp_path))
+    assert code == 1 and "invalid token name" in err
+
+
+def test_bad_setting_stops_with_one_message_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCPIST_BATCH__MAX_CONCURRENCY", "0")
+    code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 2
+    assert err.strip().count("\n") == 0
+    assert "batch.max_concurrency" in err and "MCPIST_BATCH__MAX_CONCURRENCY" in err
+
+
+def test_unknown_toml_setting_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mcpist.toml").write_text("prot = 1\n[batch]\nmax_tasks = 5\n", encoding="utf-8")
+    code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 2 and "unknown setting 'prot'" in err
+
+
+def test_bad_database_url(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCPIST_DATABASE_URL", "mysql://x@localhost/db")
+    code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 2 and "database_url" in err
+
+
+def test_unknown_module_in_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCPIST_MODULES__DISABLED", '["nosuch"]')
+    code, _, err = run(capsys, "modules", "--data-dir", str(tmp_path))
+    assert code == 2 and "nosuch" in err
+
+
+def test_modules_lists_tools_with_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "modules", "--json", "--data-dir", str(tmp_path))
+    assert code == 0
+    rows = json.loads(out)
+    assert {"module": "context", "tool": "add_turn"}.items() <= next(r for r in rows if r["tool"] == "add_turn").items()
+    assert all(r["bytes"] > 0 and r["tokens"] == (r["bytes"] + 3) // 4 for r in rows)
+    code, out, _ = run(capsys, "modules", "--data-dir", str(tmp_path))
+    assert "context —" in out and "bytes" in out
+
+
+def test_master_key_readable_by_others_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "token", "list", "--data-dir", str(tmp_path))[0] == 0
+    (tmp_path / "master.key").chmod(0o644)
+    code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 2 and "chmod 600" in err
