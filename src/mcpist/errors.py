@@ -9,6 +9,7 @@ stable code, a message for people and structured data for programs::
     ├── Conflict             CONFLICT           stale version, duplicate name
     ├── PermissionDenied     PERMISSION_DENIED  known caller, not allowed
     ├── Unauthenticated      UNAUTHENTICATED    no usable credential
+    │   └── ConnectRequired                     the user must connect an account (URL elicitation)
     ├── Unavailable          UNAVAILABLE        upstream or dependency down
     ├── DeadlineExceeded     DEADLINE_EXCEEDED  a timeout ran out
     └── Internal             INTERNAL           a bug; carries a request id
@@ -28,6 +29,7 @@ __all__ = [
     "Conflict",
     "PermissionDenied",
     "Unauthenticated",
+    "ConnectRequired",
     "Unavailable",
     "DeadlineExceeded",
     "Internal",
@@ -71,6 +73,18 @@ class NotFound(MCPistError):
 
 class Conflict(MCPistError):
     code = "CONFLICT"
+
+
+class ConnectRequired(MCPistError):
+    """An account is missing or needs re-authorisation; the user finishes at `connect_url`."""
+
+    code = "UNAUTHENTICATED"
+
+    def __init__(self, message: str, *, service: str, connect_url: str, elicitation_id: str) -> None:
+        super().__init__(message, {"service": service, "connect_url": connect_url, "elicitation_id": elicitation_id})
+        self.service = service
+        self.connect_url = connect_url
+        self.elicitation_id = elicitation_id
 
 
 class PermissionDenied(MCPistError):

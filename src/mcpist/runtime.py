@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist import __version__
 from mcpist.config import Settings
+from mcpist.elicitations import PendingElicitations
 from mcpist.errors import ConfigError, DeadlineExceeded, Internal, MCPistError, NotFound, Unauthenticated
 from mcpist.modules.api import Account, Caller, Module, ModuleResources, Sampler, ToolContext
 from mcpist.modules.registry import RegisteredTool, Registry
@@ -78,6 +79,7 @@ class Runtime:
     module_settings: dict[str, BaseModel] = field(default_factory=dict)
     module_states: dict[str, Any] = field(default_factory=dict)
     version: str = __version__
+    elicitations: PendingElicitations = field(default_factory=PendingElicitations)
 
     def visible_modules(self, caller: Caller) -> list[Module]:
         """The modules whose tools this caller may see (every one, until roles exist)."""

@@ -14,7 +14,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from mcpist import batch
-from mcpist.errors import Internal, InvalidArgument, MCPistError, NotFound
+from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistError, NotFound
 from mcpist.modules.api import Caller, Module, PromptInfo, Sampler, ToolContext
 from mcpist.runtime import Runtime
 
@@ -145,6 +145,10 @@ class MetaToolHandler:
                 return ok_result(await self.call(caller, args, sampler))
             if name == BATCH:
                 return ok_result(await self.batch(caller, args, sampler))
+        except ConnectRequired:
+            if name == CALL:
+                raise
+            return error_result(Internal("unexpected connection request"))
         except MCPistError as exc:
             return error_result(exc)
         except Exception:
