@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
+import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -44,6 +47,29 @@ async def http_client(rt: Runtime, token: str | None = None) -> AsyncIterator[ht
         ) as client,
     ):
         yield client
+
+
+@asynccontextmanager
+async def served(rt: Runtime) -> AsyncIterator[str]:
+    """The app on a real loopback socket (uvicorn in this event loop); yields the /mcp URL.
+
+    Needed where the in-process ASGI transport falls short: it buffers whole responses,
+    so a standalone SSE stream (server-initiated notifications) never arrives.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    # listening before uvicorn starts: early connections wait in the backlog, no polling needed
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    rt.settings = rt.settings.model_copy(update={"port": port})
+    app = create_app(rt)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve, [sock])
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
 
 
 async def new_token(rt: Runtime, name: str = "test") -> str:

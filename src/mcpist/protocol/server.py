@@ -18,6 +18,7 @@ from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistErro
 from mcpist.modules.api import Caller, Module, PromptInfo, Sampler, ToolContext
 from mcpist.runtime import Runtime
 
+from .elicitation import connect_required
 from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, meta_tools
 from .sampling import session_sampler
 
@@ -183,8 +184,11 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        return await handler.run(identify(ctx), params.name, dict(params.arguments or {}), session_sampler(ctx))
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        try:
+            return await handler.run(identify(ctx), params.name, dict(params.arguments or {}), session_sampler(ctx))
+        except ConnectRequired as exc:
+            return connect_required(ctx, exc, runtime.elicitations)
 
     async def on_list_prompts(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListPromptsResult:
         prompts = await handler.list_prompts(identify(ctx))
