@@ -1,8 +1,9 @@
 """The running server's parts, built once from Settings: database, modules, HTTP client.
 
 `Runtime.execute` is the one path every tool call takes (single `call`, each
-`batch` task): visibility, parameter validation, account resolution, timeout,
-and error normalisation.
+`batch` task, scripts): visibility, parameter validation, account resolution,
+timeout, and error normalisation. Visibility is the caller's `Principal`,
+resolved once per request by `Runtime.principal`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ from mcpist.elicitations import PendingElicitations
 from mcpist.errors import ConfigError, DeadlineExceeded, Internal, MCPistError, NotFound, Unauthenticated
 from mcpist.modules.api import Account, Caller, Module, ModuleResources, Sampler, ToolContext
 from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.sieve import (
+    HIDDEN_TOOL_CALL,
+    UNKNOWN_TOOL_CALL,
+    Principal,
+    Sieve,
+    Via,
+    ensure_owner_access,
+    load_access,
+    record_security_event,
+)
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
@@ -81,26 +92,83 @@ class Runtime:
     version: str = __version__
     elicitations: PendingElicitations = field(default_factory=PendingElicitations)
 
-    def visible_modules(self, caller: Caller) -> list[Module]:
-        """The modules whose tools this caller may see (every one, until roles exist)."""
-        return [m for m in self.registry if m.tools]
+    sieve: Sieve = field(init=False)
 
-    def visible_tool(self, caller: Caller, module: str, tool: str) -> RegisteredTool | None:
-        return self.registry.tool(module, tool)
+    def __post_init__(self) -> None:
+        self.sieve = Sieve(self.registry)
 
-    def find_tool(self, caller: Caller, module: str, tool: str) -> RegisteredTool:
-        """The tool, if the caller may see it; a hidden tool is reported exactly as a missing one.
+    async def principal(self, caller: Caller) -> Principal:
+        """The caller with the tools its user's roles (kept to its token's roles) allow now."""
+        roles, rules = await load_access(self.engine, caller.user_id, caller.token_id)
+        return Principal(caller, self.sieve.grants(rules), tuple(roles))
+
+    async def roles_of(self, caller: Caller) -> list[str]:
+        """The names of the roles in force for this caller, by name (the token broker's shared accounts)."""
+        roles, _ = await load_access(self.engine, caller.user_id, caller.token_id)
+        return roles
+
+    def visible_modules(self, principal: Principal) -> list[Module]:
+        """The modules with at least one tool this principal may use."""
+        return [m for m in self.registry if m.name in principal.grants.modules]
+
+    def visible_tool(self, principal: Principal, module: str, tool: str) -> RegisteredTool | None:
+        return self.registry.tool(module, tool) if principal.grants.allows(module, tool) else None
+
+    def find_tool(self, principal: Principal, module: str, tool: str) -> RegisteredTool:
+        """The tool, if the principal may use it; a hidden tool is reported exactly as a missing one.
 
         Raises:
-            NotFound: no such module or tool for this caller.
+            NotFound: no such module or tool for this principal.
         """
-        if self.registry.module(module) is None or module not in {m.name for m in self.visible_modules(caller)}:
-            names = ", ".join(m.name for m in self.visible_modules(caller)) or "(none)"
+        if module not in principal.grants.modules:
+            names = ", ".join(m.name for m in self.visible_modules(principal)) or "(none)"
             raise NotFound(f"unknown module {module!r}; available: {names}", {"module": module})
-        found = self.visible_tool(caller, module, tool)
+        found = self.visible_tool(principal, module, tool)
         if found is None:
             raise NotFound(f"unknown tool {tool!r} in module {module!r}", {"module": module, "tool": tool})
         return found
+
+    async def record_refusal(self, principal: Principal, module: str, tool: str, via: Via) -> None:
+        """Record a refused tool reference as a security event; a failure to record is logged, not raised.
+
+        A missing tool is recorded too, as `unknown_tool_call`: both refusals then cost the same
+        database write, so response time cannot tell a hidden tool from a missing one.
+        """
+        kind = HIDDEN_TOOL_CALL if self.registry.tool(module, tool) is not None else UNKNOWN_TOOL_CALL
+        caller = principal.caller
+        if kind == HIDDEN_TOOL_CALL:
+            logger.warning(
+                "security: user %s (token %s) called hidden tool %s.%s via %s",
+                caller.user_id,
+                caller.token_id,
+                module,
+                tool,
+                via,
+            )
+        try:
+            await record_security_event(
+                self.engine,
+                user_id=caller.user_id,
+                token_id=caller.token_id,
+                module=module,
+                tool=tool,
+                kind=kind,
+                via=via,
+            )
+        except Exception:
+            logger.exception("security event %s for %s.%s could not be recorded", kind, module[:64], tool[:128])
+
+    async def authorize(self, principal: Principal, module: str, tool: str, via: Via) -> RegisteredTool:
+        """`find_tool`, recording a security event when it refuses.
+
+        Raises:
+            NotFound: no such module or tool for this principal.
+        """
+        try:
+            return self.find_tool(principal, module, tool)
+        except NotFound:
+            await self.record_refusal(principal, module, tool, via)
+            raise
 
     def context(
         self, caller: Caller, module: Module, account: Account | None, sampler: Sampler | None
@@ -118,21 +186,26 @@ class Runtime:
 
     async def execute(
         self,
-        caller: Caller,
+        who: Principal | Caller,
         module: str,
         tool: str,
         params: dict[str, Any],
         account: str | None = None,
         sampler: Sampler | None = None,
         timeout_s: float | None = None,
+        via: Via = "call",
     ) -> Any:
         """Validate and run one tool; returns its JSON-ready result.
+
+        `who` is the request's principal, or a bare caller whose permissions are looked up now.
 
         Raises:
             MCPistError: any expected failure, with its code; unexpected exceptions become
                 Internal carrying a request id (the traceback goes to the log only).
         """
-        found = self.find_tool(caller, module, tool)
+        principal = who if isinstance(who, Principal) else await self.principal(who)
+        caller = principal.caller
+        found = await self.authorize(principal, module, tool, via)
         kwargs = found.schema.validate(params)
         resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
         ctx = self.context(caller, found.module, resolved, sampler)
@@ -197,6 +270,7 @@ async def start_runtime(settings: Settings, registry: Registry | None = None) ->
                 raise
             raise ConfigError(f"database_url: the database cannot be opened or migrated: {_short(exc)}") from None
         owner, created = await ensure_owner(engine)
+        await ensure_owner_access(engine, owner.id)
         http = await stack.enter_async_context(
             httpx.AsyncClient(timeout=httpx.Timeout(30.0), headers={"User-Agent": f"mcpist/{__version__}"})
         )

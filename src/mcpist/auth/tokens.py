@@ -6,6 +6,7 @@ import hashlib
 import re
 import secrets
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -13,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.errors import Conflict, InvalidArgument, NotFound
-from mcpist.storage.tables import api_tokens, users
+from mcpist.storage.tables import api_tokens, narrowed_tokens, token_roles, users
 
 TOKEN_PREFIX = "mcpist_"  # noqa: S105 - a public marker, not a secret
 TOKEN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -60,8 +61,11 @@ class TokenStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def create(self, name: str, user_id: str) -> tuple[TokenInfo, str]:
+    async def create(self, name: str, user_id: str, role_ids: Collection[str] | None = None) -> tuple[TokenInfo, str]:
         """Make a token; returns its record and the plaintext, which is never stored.
+
+        With `role_ids`, the token is narrowed to those of its user's roles (in the same
+        transaction, so it never exists unnarrowed); without, it carries all of them.
 
         Raises:
             InvalidArgument: the name is not 1-64 of letters, digits, '.', '_' or '-'.
@@ -86,7 +90,15 @@ class TokenStore:
                         created_at=now,
                     )
                 )
+                if role_ids is not None:
+                    await conn.execute(narrowed_tokens.insert().values(token_id=token_id))
+                    if role_ids:
+                        await conn.execute(
+                            token_roles.insert(), [{"token_id": token_id, "role_id": r} for r in set(role_ids)]
+                        )
         except sa.exc.IntegrityError:
+            if await self.get(name) is None:
+                raise  # not the name: a role id that does not exist
             raise Conflict(f"a token named {name!r} already exists", {"field": "name"}) from None
         info = await self.get(name)
         assert info is not None

@@ -17,9 +17,10 @@ from mcpist import batch
 from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistError, NotFound
 from mcpist.modules.api import Caller, Module, PromptInfo, Sampler, ToolContext
 from mcpist.runtime import Runtime
+from mcpist.sieve import Principal
 
 from .elicitation import connect_required
-from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, meta_tools
+from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, META_TOOLS, meta_tools
 from .sampling import session_sampler
 
 logger = logging.getLogger("mcpist.protocol")
@@ -67,7 +68,10 @@ def _check_args(args: dict[str, Any], allowed: set[str]) -> None:
 
 
 class MetaToolHandler:
-    """Runs the meta-tools for one caller. Shared by every transport."""
+    """Runs the meta-tools for one caller, under the permissions resolved once per request.
+
+    Shared by every transport.
+    """
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
@@ -81,31 +85,30 @@ class MetaToolHandler:
             max_output_bytes=s.max_output_bytes,
         )
 
-    def list_tools(self, caller: Caller) -> list[types.Tool]:
-        return meta_tools(self.runtime.visible_modules(caller), batch.DESCRIPTION)
+    async def list_tools(self, caller: Caller) -> list[types.Tool]:
+        principal = await self.runtime.principal(caller)
+        return meta_tools(self.runtime.visible_modules(principal), batch.DESCRIPTION)
 
-    def module_schema(self, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
+    def module_schema(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
         _check_args(args, {"module"})
         name = _str_arg(args, "module")
         assert name is not None
         if name == BATCH:
             return {"module": BATCH, "guide": batch.GUIDE}
-        visible = self.runtime.visible_modules(caller)
+        visible = self.runtime.visible_modules(principal)
         module = next((m for m in visible if m.name == name), None)
         if module is None:
             names = ", ".join(m.name for m in visible) or "(none)"
             raise NotFound(f"unknown module {name!r}; available: {names}", {"module": name})
-        tools = [
-            t.definition()
-            for t in self.runtime.registry.tools(name)
-            if self.runtime.visible_tool(caller, name, t.spec.name) is not None
-        ]
+        every = self.runtime.registry.tools(name)
+        tools = [t.definition() for t in every if principal.grants.allows(name, t.spec.name)]
         out: dict[str, Any] = {"module": name, "description": module.description, "tools": tools}
-        if module.docs:
+        # the docs are written for the whole module and name its tools: only whoever sees all gets them
+        if module.docs and len(tools) == len(every):
             out["docs"] = module.docs
         return out
 
-    async def call(self, caller: Caller, args: dict[str, Any], sampler: Sampler | None) -> Any:
+    async def call(self, principal: Principal, args: dict[str, Any], sampler: Sampler | None) -> Any:
         _check_args(args, {"module", "tool_name", "params", "account"})
         module = _str_arg(args, "module")
         tool = _str_arg(args, "tool_name")
@@ -116,36 +119,48 @@ class MetaToolHandler:
         if not isinstance(params, dict):
             raise InvalidArgument("'params' must be an object", {"field": "params"})
         assert module is not None and tool is not None
-        return await self.runtime.execute(caller, module, tool, params, account, sampler)
+        return await self.runtime.execute(principal, module, tool, params, account, sampler, via="call")
 
-    async def batch(self, caller: Caller, args: dict[str, Any], sampler: Sampler | None) -> dict[str, Any]:
+    async def batch(self, principal: Principal, args: dict[str, Any], sampler: Sampler | None) -> dict[str, Any]:
         _check_args(args, {"tasks"})
         text = args.get("tasks")
         if not isinstance(text, str):
             raise InvalidArgument("'tasks' must be a JSONL string, one task per line", {"field": "tasks"})
+        refused: list[batch.Task] = []
 
         def precheck(task: batch.Task) -> None:
-            self.runtime.find_tool(caller, task.module, task.tool)
+            try:
+                self.runtime.find_tool(principal, task.module, task.tool)
+            except NotFound:
+                refused.append(task)
+                raise
 
         async def run(task: batch.Task, params: dict[str, Any]) -> Any:
             # the batch engine owns the per-task deadline
             return await self.runtime.execute(
-                caller, task.module, task.tool, params, task.account, sampler, timeout_s=float("inf")
+                principal, task.module, task.tool, params, task.account, sampler, timeout_s=float("inf"), via="batch"
             )
 
-        result = await batch.run_batch(text, run, self.limits, precheck=precheck)
+        try:
+            result = await batch.run_batch(text, run, self.limits, precheck=precheck)
+        except NotFound:
+            for task in refused:
+                await self.runtime.record_refusal(principal, task.module, task.tool, "batch")
+            raise
         return result.to_dict()
 
     async def run(
         self, caller: Caller, name: str, args: dict[str, Any], sampler: Sampler | None
     ) -> types.CallToolResult:
+        if name not in META_TOOLS:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
         try:
+            principal = await self.runtime.principal(caller)
             if name == GET_MODULE_SCHEMA:
-                return ok_result(self.module_schema(caller, args))
+                return ok_result(self.module_schema(principal, args))
             if name == CALL:
-                return ok_result(await self.call(caller, args, sampler))
-            if name == BATCH:
-                return ok_result(await self.batch(caller, args, sampler))
+                return ok_result(await self.call(principal, args, sampler))
+            return ok_result(await self.batch(principal, args, sampler))
         except ConnectRequired:
             if name == CALL:
                 raise
@@ -161,14 +176,13 @@ class MetaToolHandler:
                     {"request_id": request_id},
                 )
             )
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
 
     def _prompt_context(self, caller: Caller, module: Module) -> ToolContext[Any]:
         return self.runtime.context(caller, module, None, None)
 
     async def list_prompts(self, caller: Caller) -> list[tuple[Module, PromptInfo]]:
         out: list[tuple[Module, PromptInfo]] = []
-        for module in self.runtime.visible_modules(caller):
+        for module in self.runtime.visible_modules(await self.runtime.principal(caller)):
             if module.prompts is not None:
                 for info in await module.prompts.list_prompts(self._prompt_context(caller, module)):
                     out.append((module, info))
@@ -180,7 +194,7 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
     handler = MetaToolHandler(runtime)
 
     async def on_list_tools(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=handler.list_tools(identify(ctx)))
+        return types.ListToolsResult(tools=await handler.list_tools(identify(ctx)))
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

@@ -1,0 +1,65 @@
+"""Tool Sieve: roles decide which tools each user, and each API token, can see and run.
+
+A role allows and denies tools by pattern (see `_patterns`); a user holds roles; a token
+carries all of its user's roles or a subset of them. Per request the rules become a `Grants`
+set, so every visibility check is one set lookup. A tool outside it is absent from every
+listing, and calling it is answered exactly as a nonexistent tool and recorded as a
+security event.
+"""
+
+from ._events import (
+    HIDDEN_TOOL_CALL,
+    UNKNOWN_TOOL_CALL,
+    SecurityEvent,
+    Via,
+    list_security_events,
+    record_security_event,
+)
+from ._grants import Grants, Principal, Rule, Sieve
+from ._patterns import PRESETS, Pattern, check_installed, parse_pattern
+from ._roles import (
+    ADMIN_ROLE,
+    ADMIN_ROLE_ID,
+    Role,
+    create_role,
+    delete_role,
+    ensure_owner_access,
+    get_role,
+    grant_role,
+    list_roles,
+    load_access,
+    revoke_role,
+    roles_of,
+)
+from ._tokens import create_token, token_roles_by_token
+
+__all__ = [
+    "ADMIN_ROLE",
+    "ADMIN_ROLE_ID",
+    "HIDDEN_TOOL_CALL",
+    "PRESETS",
+    "UNKNOWN_TOOL_CALL",
+    "Grants",
+    "Pattern",
+    "Principal",
+    "Role",
+    "Rule",
+    "SecurityEvent",
+    "Sieve",
+    "Via",
+    "check_installed",
+    "create_role",
+    "create_token",
+    "delete_role",
+    "ensure_owner_access",
+    "get_role",
+    "grant_role",
+    "list_roles",
+    "list_security_events",
+    "load_access",
+    "parse_pattern",
+    "record_security_event",
+    "revoke_role",
+    "roles_of",
+    "token_roles_by_token",
+]
