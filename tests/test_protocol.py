@@ -125,10 +125,14 @@ async def test_unexpected_exception_never_leaks(tmp_path: Path, caplog: pytest.L
     assert any(request_id in r.getMessage() for r in caplog.records)
 
 
-async def test_account_needed_gives_unauthenticated(tmp_path: Path) -> None:
+async def test_missing_account_asks_the_user_to_connect(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+
     async with runtime(tmp_path) as rt, mcp_client(rt) as client:
-        result = await client.call_tool("call", {"module": "remote", "tool_name": "whoami"})
-        assert structured(result)["code"] == "UNAUTHENTICATED"
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("call", {"module": "remote", "tool_name": "whoami"})
+    elicitation = UrlElicitationRequiredError.from_error(raised.value.error).elicitations[0]
+    assert elicitation.url.startswith(f"{rt.settings.base_url}/connect/remote")
 
 
 async def test_timeout_is_deadline_exceeded(tmp_path: Path) -> None:

@@ -9,13 +9,18 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpist import __version__
 from mcpist.config import Settings, load_settings
 from mcpist.errors import ConfigError, MCPistError
+from mcpist.vault import cli as vault_cli
+
+if TYPE_CHECKING:
+    from mcpist.runtime import Runtime
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
@@ -46,11 +51,45 @@ def build_parser() -> argparse.ArgumentParser:
     create = token_sub.add_parser("create", help="create a token; prints it once, alone on the last line")
     _common(create)
     create.add_argument("--name", required=True)
+    create.add_argument("--user", metavar="EMAIL", help="the token's user (default: the owner)")
+    create.add_argument(
+        "--role", action="append", default=[], metavar="ROLE", help="narrow the token to this role of the user"
+    )
     listing = token_sub.add_parser("list", help="list tokens (never their values)")
     _common(listing)
     revoke = token_sub.add_parser("revoke", help="revoke a token by name")
     _common(revoke)
     revoke.add_argument("name")
+
+    role = sub.add_parser("role", help="manage roles (Tool Sieve)")
+    role_sub = role.add_subparsers(dest="role_command", required=True, metavar="ACTION")
+    role_create = role_sub.add_parser("create", help="create a role from allow/deny patterns")
+    _common(role_create)
+    role_create.add_argument("name")
+    role_create.add_argument(
+        "--allow", action="append", default=[], metavar="PATTERN", help="e.g. memory.search, github.*"
+    )
+    role_create.add_argument("--deny", action="append", default=[], metavar="PATTERN", help="e.g. github.delete_repo")
+    role_create.add_argument(
+        "--allow-read", action="append", default=[], metavar="MODULE", help="every read-only tool of MODULE"
+    )
+    role_create.add_argument("--description", default="")
+    role_list = role_sub.add_parser("list", help="list roles, their patterns and users")
+    _common(role_list)
+    for action, text in (("grant", "give a user a role"), ("revoke", "take a role from a user")):
+        parser_ = role_sub.add_parser(action, help=text)
+        _common(parser_)
+        parser_.add_argument("email")
+        parser_.add_argument("role")
+    role_delete = role_sub.add_parser("delete", help="delete a role")
+    _common(role_delete)
+    role_delete.add_argument("name")
+
+    events = sub.add_parser("events", help="security events: calls to tools the caller may not use")
+    _common(events)
+    events.add_argument("--limit", type=int, default=100)
+
+    vault_cli.add_parsers(sub, _common)
 
     modules = sub.add_parser("modules", help="list modules and tools with the size of each schema")
     _common(modules)
@@ -73,6 +112,9 @@ def _setup_logging(settings: Settings) -> None:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if settings.log_level != "DEBUG":
+        # one line per migration step and plugin on every command is noise, not news
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -124,17 +166,27 @@ async def _stdio(settings: Settings) -> None:
             await server.run(read, write, server.create_initialization_options())
 
 
-async def _with_store(settings: Settings, action: Callable[[Any, Any], Awaitable[None]]) -> None:
-    from mcpist.auth.tokens import TokenStore
+@asynccontextmanager
+async def _admin(settings: Settings) -> AsyncIterator[Runtime]:
+    """The database and owner, without starting modules: enough for administrative commands."""
     from mcpist.runtime import start_runtime
 
-    async with start_runtime(settings) as runtime:
+    async with start_runtime(settings, start_modules=False) as runtime:
+        yield runtime
+
+
+async def _with_store(settings: Settings, action: Callable[[Any, Any], Awaitable[None]]) -> None:
+    from mcpist.auth.tokens import TokenStore
+
+    async with _admin(settings) as runtime:
         await action(TokenStore(runtime.engine), runtime)
 
 
 async def _token(args: argparse.Namespace, settings: Settings) -> None:
     async def create(store: Any, runtime: Any) -> None:
-        info, token = await store.create(args.name, runtime.owner.id)
+        from mcpist.sieve.cli import create_token
+
+        info, token = await create_token(runtime.engine, args.name, email=args.user, roles=args.role)
         print(f"Created API token {info.name!r} for {info.email}. It is shown only now; store it safely:")
         print(token)
 
@@ -155,6 +207,43 @@ async def _token(args: argparse.Namespace, settings: Settings) -> None:
 
     actions = {"create": create, "list": listing, "revoke": revoke}
     await _with_store(settings, actions[args.token_command])
+
+
+async def _role(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.sieve import cli as roles
+
+    async with _admin(settings) as runtime:
+        engine = runtime.engine
+        command = args.role_command
+        if command == "create":
+            allow = roles.read_only_allows(args.allow, args.allow_read)
+            role = await roles.create_role(
+                engine, args.name, allow, args.deny, args.description, registry=roles.installed_registry()
+            )
+            print(f"Created role {role.name!r}.")
+        elif command == "list":
+            print(roles.format_roles(await roles.list_roles(engine)))
+        elif command == "grant":
+            added = await roles.grant_role(engine, args.email, args.role)
+            print(f"{args.email} {'now holds' if added else 'already held'} role {args.role!r}.")
+        elif command == "revoke":
+            await roles.revoke_role(engine, args.email, args.role)
+            print(f"{args.email} no longer holds role {args.role!r}.")
+        elif command == "delete":
+            await roles.delete_role(engine, args.name)
+            print(f"Deleted role {args.name!r}.")
+
+
+async def _events(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.sieve import cli as roles
+
+    async with _admin(settings) as runtime:
+        print(roles.format_events(await roles.list_security_events(runtime.engine, args.limit)))
+
+
+async def _vault(args: argparse.Namespace, settings: Settings) -> None:
+    async with _admin(settings) as runtime:
+        await vault_cli.run(args, runtime, settings.vault, sys.stdin, sys.stdout)
 
 
 def _modules(args: argparse.Namespace, settings: Settings) -> None:
@@ -198,6 +287,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(_stdio(settings))
         elif args.command == "token":
             asyncio.run(_token(args, settings))
+        elif args.command == "role":
+            asyncio.run(_role(args, settings))
+        elif args.command == "events":
+            asyncio.run(_events(args, settings))
+        elif args.command in vault_cli.COMMANDS:
+            asyncio.run(_vault(args, settings))
         elif args.command == "modules":
             _modules(args, settings)
     except ConfigError as exc:

@@ -21,6 +21,7 @@ from pydantic_settings import (
 )
 
 from mcpist.errors import ConfigError
+from mcpist.vault.settings import VaultSettings
 
 CONFIG_FILE_NAME = "mcpist.toml"
 
@@ -74,6 +75,7 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(4 << 20, ge=1_024)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
+    vault: VaultSettings = Field(default_factory=VaultSettings)
 
     @field_validator("public_url")
     @classmethod

@@ -43,6 +43,7 @@ from mcpist.sieve import (
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
+from mcpist.vault.broker import broker_for
 
 logger = logging.getLogger("mcpist")
 
@@ -244,8 +245,13 @@ def _module_settings(settings: Settings, registry: Registry) -> dict[str, BaseMo
 
 
 @asynccontextmanager
-async def start_runtime(settings: Settings, registry: Registry | None = None) -> AsyncIterator[Runtime]:
+async def start_runtime(
+    settings: Settings, registry: Registry | None = None, *, start_modules: bool = True
+) -> AsyncIterator[Runtime]:
     """Create the data directory, database, master key and owner; enter every module's startup.
+
+    Administrative commands pass `start_modules=False`: they need the database, not the
+    modules' running state (loading a model, say).
 
     Raises:
         ConfigError: the data directory, database or module settings are unusable.
@@ -276,7 +282,7 @@ async def start_runtime(settings: Settings, registry: Registry | None = None) ->
         )
         states: dict[str, Any] = {}
         for module in registry:
-            if module.lifespan is not None:
+            if start_modules and module.lifespan is not None:
                 resources = ModuleResources(
                     engine=engine,
                     settings=module_settings[module.name],
@@ -284,7 +290,7 @@ async def start_runtime(settings: Settings, registry: Registry | None = None) ->
                     logger=logging.getLogger(f"mcpist.modules.{module.name}"),
                 )
                 states[module.name] = await stack.enter_async_context(module.lifespan(resources))
-        yield Runtime(
+        runtime = Runtime(
             settings=settings,
             engine=engine,
             registry=registry,
@@ -294,6 +300,8 @@ async def start_runtime(settings: Settings, registry: Registry | None = None) ->
             module_settings=module_settings,
             module_states=states,
         )
+        runtime.accounts = broker_for(runtime, settings.vault, roles_of=runtime.roles_of)
+        yield runtime
 
 
 def _short(exc: BaseException) -> str:

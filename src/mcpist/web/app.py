@@ -30,6 +30,8 @@ from mcpist.config import Settings
 from mcpist.errors import ConfigError
 from mcpist.protocol.server import build_server
 from mcpist.runtime import Runtime
+from mcpist.vault.broker import TokenBroker
+from mcpist.vault.routes import connect_routes
 
 from .auth import ApiTokenVerifier, caller_from_request
 
@@ -126,6 +128,8 @@ def create_app(runtime: Runtime) -> Starlette:
             methods=["GET", "OPTIONS"],
         ),
     ]
+    if isinstance(runtime.accounts, TokenBroker):
+        routes += connect_routes(runtime, runtime.accounts)
     return Starlette(
         routes=routes,
         middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],

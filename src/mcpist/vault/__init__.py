@@ -1,0 +1,32 @@
+"""The vault: credentials for external services, encrypted at rest (AES-256-GCM envelope
+encryption), and the token broker that resolves and refreshes them for tool calls.
+
+Layers, bottom up: crypto (pure) -> keys (KEK sources) -> store / flows (sealed records)
+-> oauth (provider client) -> connect (connecting accounts) -> broker (AccountResolver)
+-> routes / cli (edges).
+"""
+
+from .broker import RolesOf, TokenBroker, broker_for, no_roles
+from .connect import NoOAuthApp
+from .crypto import Keyring, MissingKey, TamperedRecord
+from .keys import KeySource
+from .routes import SessionUser, connect_routes
+from .settings import VaultSettings
+from .store import AccountInfo, OAuthApp
+
+__all__ = [
+    "AccountInfo",
+    "KeySource",
+    "Keyring",
+    "MissingKey",
+    "NoOAuthApp",
+    "OAuthApp",
+    "RolesOf",
+    "SessionUser",
+    "TamperedRecord",
+    "TokenBroker",
+    "VaultSettings",
+    "broker_for",
+    "connect_routes",
+    "no_roles",
+]

@@ -1,0 +1,291 @@
+"""The token broker: which account a tool call runs with, and a fresh credential for it.
+
+Resolution order (seed 001 §2.4.2): the named account; else the user's personal account;
+else a shared account of one of the caller's roles; else URL elicitation (ConnectRequired).
+
+A type B access token is refreshed `refresh_ahead_s` before it expires. Within a process, one
+lock per account makes concurrent calls share one refresh. Across processes (replicas on one
+PostgreSQL, or several processes on one SQLite file) a refresh lease taken by compare-and-swap
+on the row's version makes one process refresh while the others wait for the new version;
+tokens are saved only if the version is unchanged, so a newer credential is never overwritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from mcpist.errors import ConnectRequired, InvalidArgument, NotFound, Unauthenticated, Unavailable
+from mcpist.modules.api import Account, ApiKeyAuth, Caller, Module, OAuth2Auth
+
+from .connect import Connector, Services
+from .flows import FlowStore
+from .keys import KeySource
+from .oauth import ProviderRejected, ProviderUnavailable, request_token
+from .settings import VaultSettings
+from .store import DEFAULT_ACCOUNT, AccountInfo, AccountStore, AppStore, Sealer, check_account_name
+
+if TYPE_CHECKING:
+    from mcpist.runtime import Runtime
+
+logger = logging.getLogger("mcpist.vault")
+
+RolesOf = Callable[[Caller], Awaitable[Sequence[str]]]
+Clock = Callable[[], datetime]
+
+
+async def no_roles(caller: Caller) -> list[str]:
+    """Until roles exist: nobody holds a role, so no shared account applies."""
+    return []
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class TokenBroker:
+    """The vault-backed `AccountResolver` (see mcpist.runtime)."""
+
+    def __init__(
+        self,
+        *,
+        engine: AsyncEngine,
+        keys: KeySource,
+        services: Services,
+        http: httpx.AsyncClient,
+        base_url: str,
+        settings: VaultSettings,
+        roles_of: RolesOf = no_roles,
+        clock: Clock = _now,
+    ) -> None:
+        self.settings = settings
+        self.roles_of = roles_of
+        self.clock = clock
+        self.http = http
+        sealer = Sealer(keys)
+        self.keys = keys
+        self.accounts = AccountStore(engine, sealer)
+        self.apps = AppStore(engine, sealer)
+        self.flows = FlowStore(engine, sealer, settings.connect_ttl_s)
+        self.connector = Connector(
+            services=services,
+            accounts=self.accounts,
+            apps=self.apps,
+            flows=self.flows,
+            http=http,
+            base_url=base_url,
+            settings=settings,
+        )
+        self._locks: dict[str, anyio.Lock] = {}
+
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+        """The credential for `module` (a service) as `caller`, named `account` or chosen by the resolution order.
+
+        Raises:
+            InvalidArgument: the name is invalid, or several accounts fit and none is named.
+            ConnectRequired: no account fits, or the caller's own account needs re-authorisation.
+            Unauthenticated: a shared account needs an admin, or the service has no OAuth app.
+            Unavailable: the provider could not refresh an expired token.
+            TamperedRecord, MissingKey: the stored credential cannot be opened.
+        """
+        if not isinstance(module.auth, ApiKeyAuth | OAuth2Auth):
+            return None
+        name = check_account_name(account) if account is not None else None
+        roles = list(dict.fromkeys(await self.roles_of(caller)))
+        info = await self._choose(caller, module.name, name, roles)
+        if info is None:
+            raise await self._connect_required(caller, module.name, name or DEFAULT_ACCOUNT, reauth=False)
+        if info.status == "reauth":
+            raise await self._reauth_required(caller, info)
+        if info.kind == "api_key":
+            info, secrets = await self.accounts.secrets(info.id)
+            return self._account(module, info, secrets["api_key"])
+        return await self._oauth_account(caller, module, info)
+
+    async def _choose(self, caller: Caller, service: str, name: str | None, roles: list[str]) -> AccountInfo | None:
+        found = await self.accounts.find(service, user_id=caller.user_id, roles=roles, name=name)
+        personal = [a for a in found if a.user_id == caller.user_id and a.role is None]
+        shared = sorted(
+            (a for a in found if a.user_id is None and a.role in roles),
+            key=lambda a: (roles.index(a.role or ""), a.name),
+        )
+        for group in (personal, shared):
+            if name is None and len(group) > 1:
+                defaults = [a for a in group if a.name == DEFAULT_ACCOUNT]
+                group = defaults or group
+                if len({a.name for a in group}) > 1:
+                    names = sorted({a.name for a in group})
+                    raise InvalidArgument(
+                        f"several {service} accounts fit: {', '.join(names)}; name one with 'account'",
+                        {"service": service, "accounts": names},
+                    )
+            if group:
+                return group[0]
+        return None
+
+    def _account(self, module: Module, info: AccountInfo, secret: str) -> Account:
+        extra: dict[str, Any] = {
+            "kind": info.kind,
+            "owner": "shared" if info.shared else "personal",
+            "role": info.role,
+            "scopes": list(info.scopes),
+            "expires_at": info.expires_at.isoformat() if info.expires_at else None,
+        }
+        if isinstance(module.auth, ApiKeyAuth):
+            extra["header"] = module.auth.header
+            extra["scheme"] = module.auth.scheme
+        return Account(service=info.service, name=info.name, secret=secret, extra=extra)
+
+    async def _connect_required(self, caller: Caller, service: str, name: str, *, reauth: bool) -> ConnectRequired:
+        elicitation_id = uuid.uuid4().hex
+        url = await self.connector.begin(caller.user_id, service, name, elicitation_id=elicitation_id)
+        what = "needs to be connected again" if reauth else "is not connected"
+        how = "enter its key" if self.connector.service(service).auth.kind == "api_key" else f"sign in to {service}"
+        return ConnectRequired(
+            f"Your {service} account {name!r} {what}. Open the link to {how}, then try again.",
+            service=service,
+            connect_url=url,
+            elicitation_id=elicitation_id,
+        )
+
+    async def _reauth_required(self, caller: Caller, info: AccountInfo) -> Exception:
+        if info.role is not None:
+            return Unauthenticated(
+                f"the shared {info.service} account {info.name!r} of role {info.role!r} needs re-authorisation "
+                "by an admin",
+                {"service": info.service, "account": info.name, "role": info.role, "reason": "reauth_required"},
+            )
+        return await self._connect_required(caller, info.service, info.name, reauth=True)
+
+    def _due(self, info: AccountInfo, now: datetime) -> bool:
+        if info.expires_at is None:
+            return False
+        return info.expires_at - timedelta(seconds=self.settings.refresh_ahead_s) <= now
+
+    @staticmethod
+    def _valid(info: AccountInfo, now: datetime) -> bool:
+        return info.expires_at is None or info.expires_at > now
+
+    async def _oauth_account(self, caller: Caller, module: Module, info: AccountInfo) -> Account:
+        info, secrets = await self.accounts.secrets(info.id)
+        now = self.clock()
+        if not self._due(info, now):
+            return self._account(module, info, secrets["access_token"])
+        lock = self._locks.setdefault(info.id, anyio.Lock())
+        if lock.locked() and self._valid(info, now):
+            return self._account(module, info, secrets["access_token"])  # refreshed ahead; the old one still works
+        async with lock:
+            while True:
+                info, secrets = await self.accounts.secrets(info.id)
+                now = self.clock()
+                if info.status == "reauth":
+                    raise await self._reauth_required(caller, info)
+                if not self._due(info, now):
+                    return self._account(module, info, secrets["access_token"])
+                until = now + timedelta(seconds=self.settings.refresh_lease_s)
+                if await self.accounts.claim_refresh(info.id, info.version, now, until):
+                    return await self._refresh(caller, module, info, secrets)
+                if self._valid(info, now):
+                    return self._account(module, info, secrets["access_token"])
+                await self._await_other_process(info)
+
+    async def _await_other_process(self, info: AccountInfo) -> None:
+        """Wait until the version changes or the other process's lease runs out."""
+        with anyio.move_on_after(self.settings.refresh_lease_s + self.settings.refresh_poll_s):
+            while True:
+                await anyio.sleep(self.settings.refresh_poll_s)
+                current = await self.accounts.get(info.id)
+                if current is None:
+                    raise NotFound("the account was removed", {"service": info.service, "account": info.name})
+                if current.version != info.version or current.lease_until is None:
+                    return
+                if current.lease_until < self.clock():
+                    return
+
+    async def _refresh(self, caller: Caller, module: Module, info: AccountInfo, secrets: dict[str, str]) -> Account:
+        assert isinstance(module.auth, OAuth2Auth)
+        refresh_token = secrets.get("refresh_token")
+        if not refresh_token:
+            await self.accounts.mark_reauth(info.id, info.version)
+            logger.warning("account %s (%s) expired and has no refresh token", info.label, info.id)
+            raise await self._reauth_required(caller, info)
+        # a rotated refresh token must reach the database even if the caller gives up meanwhile
+        with anyio.fail_after(self.settings.refresh_lease_s, shield=True):
+            try:
+                app, client_secret = await self.apps.client_secret(info.service)
+                tokens = await request_token(
+                    self.http,
+                    module.auth.token_url,
+                    {"grant_type": "refresh_token", "refresh_token": refresh_token},
+                    app,
+                    client_secret,
+                    tries=self.settings.refresh_tries,
+                    backoff_s=self.settings.refresh_backoff_s,
+                )
+            except ProviderRejected as exc:
+                if exc.error == "invalid_grant":
+                    await self.accounts.mark_reauth(info.id, info.version)
+                    logger.warning("account %s (%s): the provider rejected the refresh token", info.label, info.id)
+                    raise await self._reauth_required(caller, info) from None
+                await self.accounts.release_refresh(info.id, info.version)
+                logger.warning("account %s (%s): refresh refused: %s", info.label, info.id, exc)
+                raise Unauthenticated(
+                    f"{info.service} refused to refresh account {info.name!r} ({exc.error}); "
+                    f"an admin should check {info.service}'s OAuth app registration",
+                    {"service": info.service, "account": info.name, "error": exc.error},
+                ) from None
+            except (ProviderUnavailable, NotFound) as exc:
+                await self.accounts.release_refresh(info.id, info.version)
+                if self._valid(info, self.clock()):
+                    logger.warning("account %s: refresh ahead of expiry failed; using the current token", info.label)
+                    return self._account(module, info, secrets["access_token"])
+                if isinstance(exc, NotFound):
+                    raise Unauthenticated(exc.message, exc.data) from None
+                raise Unavailable(
+                    f"{info.service} could not refresh account {info.name!r}; try again later",
+                    {"service": info.service, "account": info.name},
+                ) from None
+            except BaseException:
+                await self.accounts.release_refresh(info.id, info.version)
+                raise
+            fresh = {"access_token": tokens.access_token, "refresh_token": tokens.refresh_token or refresh_token}
+            saved = await self.accounts.store_refresh(info, fresh, tokens.expires_at, tokens.scopes)
+        if saved:
+            logger.info("refreshed account %s (%s)", info.label, info.id)
+            current = await self.accounts.get(info.id)
+            info = current or info
+        else:
+            logger.info("account %s changed during its refresh; keeping the newer credential", info.label)
+        return self._account(module, info, tokens.access_token)
+
+
+def broker_for(
+    runtime: Runtime,
+    settings: VaultSettings,
+    *,
+    roles_of: RolesOf = no_roles,
+    http: httpx.AsyncClient | None = None,
+) -> TokenBroker:
+    """A broker over a started runtime's database, modules and HTTP client; assign it to `runtime.accounts`.
+
+    Raises:
+        ConfigError: the key-encryption key is missing or malformed.
+    """
+    keys = KeySource(settings, runtime.settings.data_dir)
+    keys.keyring()  # fail at start, not at the first call
+    return TokenBroker(
+        engine=runtime.engine,
+        keys=keys,
+        services=runtime.registry,
+        http=http or runtime.http,
+        base_url=runtime.settings.base_url,
+        settings=settings,
+        roles_of=roles_of,
+    )

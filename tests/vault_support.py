@@ -1,0 +1,310 @@
+"""Helpers shared by the vault and broker tests (no tests here): a fake OAuth provider behind
+`httpx.MockTransport`, an OAuth test module, and a runtime wired to a token broker."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import secrets
+import socket
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import anyio
+import httpx
+import httpx2
+import sqlalchemy as sa
+import uvicorn
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from demo_module import demo, remote
+from mcpist.modules.api import Caller, Module, OAuth2Auth, ToolContext
+from mcpist.runtime import Runtime
+from mcpist.storage.tables import users
+from mcpist.vault import TokenBroker, VaultSettings, broker_for, connect_routes
+from mcpist.vault.broker import RolesOf, no_roles
+from mcpist.web.app import create_app
+from support import BASE, runtime
+
+PROVIDER = "https://provider.test"
+CLIENT_ID = "mcpist-client-1"
+
+gh = Module(
+    "gh",
+    summary="An OAuth test service",
+    auth=OAuth2Auth(authorize_url=f"{PROVIDER}/authorize", token_url=f"{PROVIDER}/token", scopes=("repo", "user")),
+)
+
+
+def fingerprint(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()[:16]
+
+
+@gh.tool(read_only=True)
+async def whoami(ctx: ToolContext[Any]) -> dict[str, Any]:
+    """Name the account used and a fingerprint of its token."""
+    assert ctx.account is not None
+    return {"account": ctx.account.name, "owner": ctx.account.extra["owner"], "token": fingerprint(ctx.account.secret)}
+
+
+def fast_settings(**overrides: Any) -> VaultSettings:
+    values: dict[str, Any] = {"refresh_backoff_s": 0.0, "refresh_poll_s": 0.01, "refresh_lease_s": 10.0}
+    values.update(overrides)
+    return VaultSettings(**values)
+
+
+@dataclass
+class FakeProvider:
+    """An OAuth 2 authorization server: codes bound to PKCE challenges, rotating refresh tokens."""
+
+    client_secret: str = field(default_factory=lambda: "CLIENTSECRET-" + secrets.token_hex(12))
+    expires_in: int = 3600
+    rotate: bool = True
+    codes: dict[str, dict[str, str]] = field(default_factory=dict)
+    refresh_tokens: set[str] = field(default_factory=set)
+    issued: list[str] = field(default_factory=list)
+    grants: list[str] = field(default_factory=list)
+    verifiers: list[str] = field(default_factory=list)
+    failures: list[int | None] = field(default_factory=list)
+    """Answers for the next token requests: an HTTP status, or None for a network error."""
+    gate: anyio.Event | None = None
+    refresh_started: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def refreshes(self) -> int:
+        return self.grants.count("refresh_token")
+
+    def issue(self) -> dict[str, Any]:
+        access = "ACCESS-" + secrets.token_hex(16)
+        refresh = "REFRESH-" + secrets.token_hex(16)
+        self.refresh_tokens.add(refresh)
+        self.issued += [access, refresh]
+        return {"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in, "scope": "repo user"}
+
+    def authorize(self, url: str) -> str:
+        """The user consents: the callback URL the provider redirects the browser to."""
+        parts = urlsplit(url)
+        assert f"{parts.scheme}://{parts.netloc}{parts.path}" == f"{PROVIDER}/authorize"
+        q = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        assert q["response_type"] == "code" and q["client_id"] == CLIENT_ID
+        assert q["code_challenge_method"] == "S256" and len(q["code_challenge"]) == 43
+        assert q["scope"] == "repo user"
+        code = "CODE-" + secrets.token_hex(8)
+        self.codes[code] = {"challenge": q["code_challenge"], "redirect_uri": q["redirect_uri"]}
+        return f"{q['redirect_uri']}?{urlencode({'code': code, 'state': q['state']})}"
+
+    async def handler(self, request: httpx.Request) -> httpx.Response:
+        assert request.method == "POST" and str(request.url) == f"{PROVIDER}/token"
+        assert request.headers["content-type"] == "application/x-www-form-urlencoded"
+        form = {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+        grant = form.get("grant_type", "")
+        self.grants.append(grant)
+        if grant == "refresh_token":
+            self.refresh_started.set()
+            if self.gate is not None:
+                await self.gate.wait()
+        if self.failures:
+            status = self.failures.pop(0)
+            if status is None:
+                raise httpx.ConnectError("connection refused", request=request)
+            return httpx.Response(status, json={"error": "temporarily_unavailable"})
+        basic = request.headers.get("authorization")
+        if basic is not None:
+            client_id, _, secret = base64.b64decode(basic.split()[1]).decode().partition(":")
+        else:
+            client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
+        if client_id != CLIENT_ID or secret != self.client_secret:
+            return httpx.Response(401, json={"error": "invalid_client"})
+        if grant == "authorization_code":
+            self.verifiers.append(form.get("code_verifier", ""))
+            pending = self.codes.pop(form.get("code", ""), None)
+            if pending is None or pending["redirect_uri"] != form.get("redirect_uri"):
+                return httpx.Response(400, json={"error": "invalid_grant"})
+            digest = hashlib.sha256(form.get("code_verifier", "").encode()).digest()
+            if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != pending["challenge"]:
+                return httpx.Response(400, json={"error": "invalid_grant", "error_description": "PKCE"})
+            return httpx.Response(200, json=self.issue())
+        if grant == "refresh_token":
+            token = form.get("refresh_token", "")
+            if token not in self.refresh_tokens:
+                return httpx.Response(400, json={"error": "invalid_grant"})
+            body = self.issue()
+            if self.rotate:
+                self.refresh_tokens.discard(token)
+            else:
+                self.refresh_tokens.discard(body.pop("refresh_token"))
+            return httpx.Response(200, json=body)
+        return httpx.Response(400, json={"error": "unsupported_grant_type"})
+
+
+async def add_user(engine: AsyncEngine, email: str) -> str:
+    user_id = str(uuid.uuid4())
+    async with engine.begin() as conn:
+        await conn.execute(
+            users.insert().values(id=user_id, email=email, system_role="user", created_at=datetime.now(UTC))
+        )
+    return user_id
+
+
+@dataclass
+class Env:
+    rt: Runtime
+    broker: TokenBroker
+    provider: FakeProvider
+    http: httpx.AsyncClient
+
+    @property
+    def owner(self) -> Caller:
+        return Caller(user_id=self.rt.owner.id, email=self.rt.owner.email)
+
+    def module(self, name: str) -> Module:
+        found = self.rt.registry.module(name)
+        assert found is not None
+        return found
+
+    async def seed_oauth(
+        self, user_id: str | None, name: str, *, expires_in: float = 3600, role: str | None = None
+    ) -> dict[str, Any]:
+        """An OAuth account whose tokens the provider knows, expiring in `expires_in` seconds."""
+        tokens = self.provider.issue()
+        await self.broker.accounts.put(
+            service="gh",
+            name=name,
+            kind="oauth2",
+            secrets={"access_token": tokens["access_token"], "refresh_token": tokens["refresh_token"]},
+            user_id=user_id,
+            role=role,
+            expires_at=datetime.now(UTC) + timedelta(seconds=expires_in),
+            scopes=("repo",),
+        )
+        return tokens
+
+
+def provider_client(provider: FakeProvider) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.MockTransport(provider.handler))
+
+
+@asynccontextmanager
+async def vault_env(
+    data_dir: Path,
+    database_url: str | None = None,
+    *,
+    settings: VaultSettings | None = None,
+    roles_of: RolesOf = no_roles,
+    provider: FakeProvider | None = None,
+    register_app: bool = True,
+) -> AsyncIterator[Env]:
+    provider = provider or FakeProvider()
+    async with (
+        runtime(data_dir, [demo, remote, gh], database_url=database_url) as rt,
+        provider_client(provider) as http,
+    ):
+        broker = broker_for(rt, settings or fast_settings(), roles_of=roles_of, http=http)
+        rt.accounts = broker
+        if register_app:
+            await broker.apps.put("gh", CLIENT_ID, provider.client_secret)
+        yield Env(rt, broker, provider, http)
+
+
+@asynccontextmanager
+async def web_client(env: Env, token: str | None = None, **routes: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    """An HTTP client for the app with the connect routes mounted (as the lead mounts them)."""
+    app = create_app(env.rt)
+    # ahead of the routes create_app mounts, so a test's `session_user` hook takes effect
+    app.router.routes[:0] = connect_routes(env.rt, env.broker, **routes)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        app.router.lifespan_context(app),
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app), base_url=BASE, headers=headers, timeout=30
+        ) as client,
+    ):
+        yield client
+
+
+@asynccontextmanager
+async def served(env: Env, **routes: Any) -> AsyncIterator[str]:
+    """The app with the connect routes on a real loopback socket (uvicorn in this event loop); yields
+    its base URL. The in-process ASGI transport buffers whole responses, so the standalone SSE stream
+    that carries `notifications/elicitation/complete` needs a real server."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    env.rt.settings = env.rt.settings.model_copy(update={"port": port})
+    env.broker.connector.base_url = env.rt.settings.base_url
+    app = create_app(env.rt)
+    # ahead of the routes create_app mounts, so a test's `session_user` hook takes effect
+    app.router.routes[:0] = connect_routes(env.rt, env.broker, **routes)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve, [sock])
+        try:
+            yield env.rt.settings.base_url
+        finally:
+            server.should_exit = True
+
+
+class SseOpened(logging.Handler):
+    """Sets an event when an MCP client's standalone SSE (GET) stream is up: notifications need it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.opened = anyio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage() == "GET SSE connection established":
+            self.opened.set()
+
+
+@contextmanager
+def sse_watch() -> Iterator[SseOpened]:
+    handler = SseOpened()
+    log = logging.getLogger("mcp.client.streamable_http")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def relative(url: str) -> str:
+    """The path and query of a URL on the MCPist server."""
+    parts = urlsplit(url)
+    assert parts.scheme == "http" and parts.hostname == "127.0.0.1"
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path
+
+
+async def browser_connect(browser: httpx2.AsyncClient, provider: FakeProvider, connect_url: str) -> httpx2.Response:
+    """Open a connect URL, consent at the provider, follow the callback: the final page."""
+    start = await browser.get(relative(connect_url))
+    assert start.status_code == 302, start.text
+    callback = provider.authorize(start.headers["location"])
+    return await browser.get(relative(callback))
+
+
+def column_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return str(value).encode()
+
+
+async def dump_database(engine: AsyncEngine) -> bytes:
+    """Every value of every table, for scanning (the logical view, on any database)."""
+    chunks: list[bytes] = []
+    async with engine.connect() as conn:
+        names = await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names())
+        for name in names:
+            for row in await conn.execute(sa.text(f'SELECT * FROM "{name}"')):
+                chunks += [column_bytes(v) for v in row]
+    return b"\n".join(chunks)
