@@ -79,10 +79,15 @@ async def new_token(rt: Runtime, name: str = "test") -> str:
 
 @asynccontextmanager
 async def mcp_client(rt: Runtime, mode: str = "legacy", token: str | None = None) -> AsyncIterator[Client]:
-    """An MCP client speaking Streamable HTTP to the in-process app."""
+    """An MCP client speaking Streamable HTTP to the app, served in this process on a loopback socket.
+
+    Not over the in-process ASGI transport: it buffers whole responses, so the client's
+    standalone SSE stream would hang in the app until cancelled.
+    """
     token = token or await new_token(rt, f"t-{mode}")
     async with (
-        http_client(rt, token) as http,
-        Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode=mode) as client,
+        served(rt) as url,
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         yield client
