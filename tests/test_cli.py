@@ -89,3 +89,9 @@ def test_master_key_readable_by_others_is_refused(tmp_path: Path, capsys: pytest
     (tmp_path / "master.key").chmod(0o644)
     code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
     assert code == 2 and "chmod 600" in err
+
+
+def test_bad_module_setting_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mcpist.toml").write_text("[modules.settings.context]\nbogus = 1\n", encoding="utf-8")
+    code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
+    assert code == 2 and "modules.settings.context.bogus" in err

@@ -43,6 +43,7 @@ __all__ = [
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 TOOL_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 MAX_TOOL_NAME = 64
+RESERVED_NAMES = frozenset({"batch"})  # get_module_schema("batch") returns the batch guide
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
 
@@ -220,6 +221,8 @@ class Module:
     ) -> None:
         if not NAME_RE.fullmatch(name):
             raise ValueError(f"invalid module name {name!r}: use 1-32 of a-z, 0-9 and _, starting with a letter")
+        if name in RESERVED_NAMES:
+            raise ValueError(f"invalid module name {name!r}: reserved by the server")
         summary = " ".join(summary.split())
         if not summary or len(summary) > 100:
             raise ValueError(f"module {name!r}: summary must be one line of 1-100 characters")
@@ -257,8 +260,12 @@ class Module:
             if not inspect.iscoroutinefunction(fn):
                 raise ValueError(f"module {self.name!r}: tool {tool_name!r} must be an async function")
             params = list(inspect.signature(fn).parameters.values())
-            if not params or params[0].name != "ctx":
+            positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            if not params or params[0].name != "ctx" or params[0].kind not in positional:
                 raise ValueError(f"module {self.name!r}: tool {tool_name!r} must take `ctx` as its first parameter")
+            if any(p.kind is p.POSITIONAL_ONLY for p in params[1:]):
+                # the runtime passes parameters by name
+                raise ValueError(f"module {self.name!r}: tool {tool_name!r} has positional-only parameters")
             text = description if description is not None else _first_paragraph(fn.__doc__)
             if not text:
                 raise ValueError(f"module {self.name!r}: tool {tool_name!r} needs a description (docstring)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from mcpist.errors import ConfigError
@@ -65,42 +65,59 @@ class Registry:
             raise ConfigError(f"module entry {module!r} is not an mcpist Module")
         if module.name in self._modules:
             raise ConfigError(f"two modules are named {module.name!r}; module names must be unique")
+        tools: dict[tuple[str, str], RegisteredTool] = {}
         for spec in module.tools.values():
             try:
                 schema = build_schema(module.name, spec)
             except Exception as exc:
                 raise ConfigError(f"module {module.name!r}, tool {spec.name!r}: {exc}") from exc
-            self._tools[(module.name, spec.name)] = RegisteredTool(module, spec, schema)
+            tools[(module.name, spec.name)] = RegisteredTool(module, spec, schema)
+        # all or nothing: a module whose tools fail leaves no trace behind
+        self._tools.update(tools)
         self._modules[module.name] = module
 
     @classmethod
     def from_entry_points(cls, enabled: Iterable[str] | None = None, disabled: Iterable[str] = ()) -> Registry:
-        """Load every module of the `mcpist.modules` group, then keep the enabled ones.
+        """Load the enabled modules of the `mcpist.modules` group; a disabled one is never imported.
 
         Raises:
-            ConfigError: an entry point fails to load, its name differs from the module's,
-                names repeat, or `enabled`/`disabled` names an unknown module.
+            ConfigError: two packages register one name, `enabled`/`disabled` names an unknown
+                module, or an entry point fails to load, is not a Module or names another module.
         """
-        found: dict[str, Module] = {}
+        found: dict[str, EntryPoint] = {}
         for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                module = ep.load()
-            except Exception as exc:
-                raise ConfigError(f"module entry point {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
-            if not isinstance(module, Module):
-                raise ConfigError(f"module entry point {ep.name!r} ({ep.value}) is not an mcpist Module")
-            if module.name != ep.name:
-                raise ConfigError(f"module entry point {ep.name!r} names a module called {module.name!r}")
             if ep.name in found:
-                raise ConfigError(f"two packages register a module named {ep.name!r}")
-            found[ep.name] = module
+                raise ConfigError(
+                    f"two packages register a module named {ep.name!r}: "
+                    f"{_origin(found[ep.name])} and {_origin(ep)}; uninstall one"
+                )
+            found[ep.name] = ep
+        disabled = set(disabled)
         wanted = set(found) if enabled is None else set(enabled)
-        unknown = (wanted | set(disabled)) - set(found)
+        unknown = (wanted | disabled) - set(found)
         if unknown:
             raise ConfigError(
                 f"modules.enabled/disabled name unknown module(s) {sorted(unknown)}; installed: {sorted(found)}"
             )
-        return cls(found[name] for name in sorted(wanted - set(disabled)))
+        modules: list[Module] = []
+        for name in sorted(wanted - disabled):
+            ep = found[name]
+            try:
+                module = ep.load()
+            except Exception as exc:
+                raise ConfigError(
+                    f"module entry point {ep.name!r} ({_origin(ep)}) failed to load: {type(exc).__name__}: {exc}; "
+                    f"disable it with modules.disabled = [{ep.name!r}]"
+                ) from exc
+            if not isinstance(module, Module):
+                raise ConfigError(f"module entry point {ep.name!r} ({_origin(ep)}) is not an mcpist Module")
+            if module.name != ep.name:
+                raise ConfigError(
+                    f"module entry point {ep.name!r} ({_origin(ep)}) names a module called {module.name!r}; "
+                    "the entry point's name must be the module's name"
+                )
+            modules.append(module)
+        return cls(modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
@@ -122,3 +139,9 @@ class Registry:
 
     def tools(self, module: str | None = None) -> list[RegisteredTool]:
         return [t for (m, _), t in self._tools.items() if module is None or m == module]
+
+
+def _origin(ep: EntryPoint) -> str:
+    dist = ep.dist
+    where = f"{dist.name} {dist.version}: " if dist is not None else ""
+    return f"{where}{ep.value}"

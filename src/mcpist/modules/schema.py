@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 from dataclasses import dataclass
 from typing import Any, get_type_hints
@@ -12,11 +13,19 @@ from mcpist.errors import InvalidArgument
 
 from .api import ToolSpec
 
-_DROP = {"title"}
+# discriminator is OpenAPI, not JSON Schema, and its mapping points into the dropped $defs
+_SKIP = {"$defs", "discriminator"}
+_VALUES = {"default", "const", "enum", "examples"}  # JSON values, not schemas: copied as they are
+_NULL = {"type": "null"}
 
 
-def compact(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline every `$ref`, drop titles and `$defs`: what an LLM reads, nothing more."""
+def compact(schema: dict[str, Any], *, output: bool = False) -> dict[str, Any]:
+    """Inline every `$ref`, drop titles and `$defs`: what an LLM reads, nothing more.
+
+    An optional property whose default is null loses its null branch and its default: leaving it
+    out means the same. With `output`, a result schema: tool results are dumped without their None
+    fields, so every nullable property becomes optional and non-null, and defaults go.
+    """
     defs: dict[str, Any] = schema.get("$defs", {})
 
     def walk(node: Any, seen: tuple[str, ...]) -> Any:
@@ -24,20 +33,24 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 key = ref.removeprefix("#/$defs/")
+                rest = {k: v for k, v in node.items() if k != "$ref"}
                 if key in seen:
-                    return {"type": "object"}  # recursive type: stop expanding
-                merged = {**defs[key], **{k: v for k, v in node.items() if k != "$ref"}}
-                return walk(merged, (*seen, key))
+                    return {"type": "object", **walk(rest, seen)}  # recursive type: stop expanding
+                return walk({**defs[key], **rest}, (*seen, key))
             out: dict[str, Any] = {}
             for k, v in node.items():
-                if k == "$defs":
+                if k in _SKIP or (k == "title" and not isinstance(v, dict)) or (output and k == "default"):
                     continue
-                if k in _DROP and not isinstance(v, dict):
+                if k == "additionalProperties" and v is True:  # JSON Schema's default
                     continue
-                if k == "properties" and isinstance(v, dict):
+                if k in _VALUES:
+                    out[k] = copy.deepcopy(v)
+                elif k == "properties" and isinstance(v, dict):
                     out[k] = {name: walk(sub, seen) for name, sub in v.items()}
                 else:
                     out[k] = walk(v, seen)
+            if isinstance(out.get("properties"), dict):
+                _drop_nulls(out, output)
             return out
         if isinstance(node, list):
             return [walk(item, seen) for item in node]
@@ -46,6 +59,40 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
     result = walk(schema, ())
     assert isinstance(result, dict)
     return result
+
+
+def _drop_nulls(obj: dict[str, Any], output: bool) -> None:
+    """Turn `anyOf: [X, null]` into X where null and absence mean the same (see `compact`)."""
+    required: list[str] = obj.get("required", [])
+    for name, prop in obj["properties"].items():
+        branches = prop.get("anyOf") if isinstance(prop, dict) else None
+        if not isinstance(branches, list) or _NULL not in branches or len(branches) < 2:
+            continue
+        if output:
+            if name in required:
+                required.remove(name)
+        elif name in required or "default" not in prop or prop["default"] is not None:
+            continue
+        rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+        kept = [b for b in branches if b != _NULL]
+        obj["properties"][name] = {**kept[0], **rest} if len(kept) == 1 else {"anyOf": kept, **rest}
+    if "required" in obj and not required:
+        del obj["required"]
+
+
+def _field_path(params: Any, loc: tuple[int | str, ...], missing: bool) -> str:
+    """The dotted path of the failing field, without the union-member tags pydantic puts in `loc`."""
+    path: list[str] = []
+    value = params
+    for i, step in enumerate(loc):
+        in_dict = isinstance(value, dict) and step in value
+        in_list = isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value)
+        if in_dict or in_list:
+            value = value[step]
+        elif not (missing and i == len(loc) - 1):
+            continue  # `int`, `str`, a discriminator value...: names a union member, not a field
+        path.append(str(step))
+    return ".".join(path) or "(params)"
 
 
 @dataclass(frozen=True)
@@ -67,7 +114,7 @@ class ToolSchema:
             model = self.input_model.model_validate(params)
         except ValidationError as exc:
             problems = [
-                {"field": ".".join(str(p) for p in err["loc"]) or "(params)", "problem": err["msg"]}
+                {"field": _field_path(params, err["loc"], err["type"] == "missing"), "problem": err["msg"]}
                 for err in exc.errors(include_url=False, include_input=False)
             ]
             first = problems[0]
@@ -114,5 +161,5 @@ def build_schema(module_name: str, spec: ToolSpec) -> ToolSchema:
     if returns is not None and returns is not type(None) and returns is not Any:
         output_adapter = TypeAdapter(returns)
         if _object_schema(returns):
-            output_schema = compact(output_adapter.json_schema(mode="serialization"))
+            output_schema = compact(output_adapter.json_schema(mode="serialization"), output=True)
     return ToolSchema(model, input_schema, output_adapter, output_schema)
