@@ -95,3 +95,30 @@ def test_bad_module_setting_is_named(tmp_path: Path, capsys: pytest.CaptureFixtu
     (tmp_path / "mcpist.toml").write_text("[modules.settings.context]\nbogus = 1\n", encoding="utf-8")
     code, _, err = run(capsys, "token", "list", "--data-dir", str(tmp_path))
     assert code == 2 and "modules.settings.context.bogus" in err
+
+
+def test_user_add_list_passwd(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    d = str(tmp_path)
+    assert run(capsys, "role", "create", "reader", "--allow-read", "context", "--data-dir", d)[0] == 0
+    code, out, _ = run(capsys, "user", "add", "ada@example.com", "--data-dir", d)
+    assert code == 0 and "Added admin ada@example.com" in out  # the first user takes over the owner
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse battery staple\n"))
+    code, out, _ = run(
+        capsys, "user", "add", "bob@example.com", "--role", "reader", "--password-stdin", "--data-dir", d
+    )
+    assert code == 0 and "Added user bob@example.com with roles reader." in out
+    code, out, _ = run(capsys, "user", "list", "--data-dir", d)
+    bob = next(line for line in out.splitlines() if line.startswith("bob@"))
+    assert "user" in bob and "yes" in bob and "reader" in bob
+    ada = next(line for line in out.splitlines() if line.startswith("ada@"))
+    assert "admin" in ada and "no " in ada
+    code, _, err = run(capsys, "user", "add", "bob@example.com", "--data-dir", d)
+    assert code == 1 and "exists" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("another long passphrase\n"))
+    code, out, _ = run(capsys, "user", "passwd", "ada@example.com", "--data-dir", d)
+    assert code == 0 and "Password set for ada@example.com." in out
+    assert "correct horse" not in (tmp_path / "mcpist.db").read_bytes().decode("latin-1")

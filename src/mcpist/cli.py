@@ -85,6 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
     _common(role_delete)
     role_delete.add_argument("name")
 
+    user = sub.add_parser("user", help="manage users (the first one added becomes the admin)")
+    user_sub = user.add_subparsers(dest="user_command", required=True, metavar="ACTION")
+    user_add = user_sub.add_parser("add", help="add a user who can sign in")
+    _common(user_add)
+    user_add.add_argument("email")
+    user_add.add_argument("--role", action="append", default=[], metavar="ROLE", help="grant this role (repeatable)")
+    user_add.add_argument("--admin", action="store_true", help="system role admin: may manage users and roles")
+    user_add.add_argument("--password-stdin", action="store_true", help="read a password from the first stdin line")
+    user_list = user_sub.add_parser("list", help="list users, their system role and roles")
+    _common(user_list)
+    user_passwd = user_sub.add_parser("passwd", help="set a user's password from the first stdin line")
+    _common(user_passwd)
+    user_passwd.add_argument("email")
+
     events = sub.add_parser("events", help="security events: calls to tools the caller may not use")
     _common(events)
     events.add_argument("--limit", type=int, default=100)
@@ -234,6 +248,33 @@ async def _role(args: argparse.Namespace, settings: Settings) -> None:
             print(f"Deleted role {args.name!r}.")
 
 
+def _read_password() -> str:
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+async def _user(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.auth.oauth import add_user, list_users, set_password
+    from mcpist.sieve import cli as roles
+
+    async with _admin(settings) as runtime:
+        engine = runtime.engine
+        if args.user_command == "add":
+            password = _read_password() if args.password_stdin else None
+            added = await add_user(engine, args.email, "admin" if args.admin else None, password)
+            for role in args.role:
+                await roles.grant_role(engine, added.email, role)
+            kind = "admin" if added.system_role == "admin" else "user"
+            print(f"Added {kind} {added.email}" + (f" with roles {', '.join(args.role)}." if args.role else "."))
+        elif args.user_command == "list":
+            print(f"{'EMAIL':<32} {'SYSTEM ROLE':<12} {'PASSWORD':<9} ROLES")
+            for record in await list_users(engine):
+                held = ", ".join(await roles.roles_of(engine, record.email)) or "-"
+                print(f"{record.email:<32} {record.system_role:<12} {'yes' if record.has_password else 'no':<9} {held}")
+        elif args.user_command == "passwd":
+            changed = await set_password(engine, args.email, _read_password())
+            print(f"Password set for {changed.email}.")
+
+
 async def _events(args: argparse.Namespace, settings: Settings) -> None:
     from mcpist.sieve import cli as roles
 
@@ -289,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(_token(args, settings))
         elif args.command == "role":
             asyncio.run(_role(args, settings))
+        elif args.command == "user":
+            asyncio.run(_user(args, settings))
         elif args.command == "events":
             asyncio.run(_events(args, settings))
         elif args.command in vault_cli.COMMANDS:

@@ -20,6 +20,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from mcpist.auth.oauth.settings import AuthSettings
 from mcpist.errors import ConfigError
 from mcpist.vault.settings import VaultSettings
 
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
     batch: BatchSettings = Field(default_factory=BatchSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
 
     @field_validator("public_url")
     @classmethod

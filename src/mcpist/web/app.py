@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from mcpist.auth.oauth import ChainedTokenVerifier, authorization_servers, browser_user, oauth_routes, token_verifiers
 from mcpist.auth.tokens import TokenStore
 from mcpist.config import Settings
 from mcpist.errors import ConfigError
@@ -76,7 +78,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-def create_app(runtime: Runtime) -> Starlette:
+def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Starlette:
     """The HTTP application for a started runtime.
 
     Raises:
@@ -91,12 +93,17 @@ def create_app(runtime: Runtime) -> Starlette:
     )
     resource_url = AnyHttpUrl(settings.mcp_url)
     metadata_url = build_resource_metadata_url(resource_url)
+    # an API token is always accepted, so a server without any OAuth issuer still names itself
+    issuers = authorization_servers(settings, settings.auth) or [settings.base_url]
     metadata = ProtectedResourceMetadata(
         resource=resource_url,
-        authorization_servers=[AnyHttpUrl(settings.base_url)],
+        authorization_servers=[AnyHttpUrl(issuer) for issuer in issuers],
         resource_name="MCPist",
     )
-    verifier = ApiTokenVerifier(TokenStore(runtime.engine))
+    # each verifier checks the audience itself: API tokens are only ever for this server
+    verifier = ChainedTokenVerifier(
+        [ApiTokenVerifier(TokenStore(runtime.engine)), *token_verifiers(runtime, settings.auth, clock=clock)]
+    )
     mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], metadata_url))
 
     async def health(request: Request) -> JSONResponse:
@@ -128,8 +135,10 @@ def create_app(runtime: Runtime) -> Starlette:
             methods=["GET", "OPTIONS"],
         ),
     ]
+    routes += oauth_routes(runtime, settings.auth, clock=clock)
     if isinstance(runtime.accounts, TokenBroker):
-        routes += connect_routes(runtime, runtime.accounts)
+        session_user = browser_user(runtime, settings.auth, clock=clock) if settings.auth.authorization_server else None
+        routes += connect_routes(runtime, runtime.accounts, session_user=session_user)
     return Starlette(
         routes=routes,
         middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],
