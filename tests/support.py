@@ -29,6 +29,8 @@ BASE = "http://127.0.0.1:8765"
 async def runtime(
     data_dir: Path, modules: list[Module] | None = None, database_url: str | None = None, **settings: Any
 ) -> AsyncIterator[Runtime]:
+    # revocations and role changes must bite at once here; tests/test_ttlcache.py covers the cache
+    settings.setdefault("access_cache_s", 0)
     cfg = load_settings(data_dir=data_dir, database_url=database_url, **settings)
     registry = Registry(modules if modules is not None else [demo, remote])
     async with start_runtime(cfg, registry) as rt:

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     allowed_origins: list[str] = Field(default_factory=list)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     call_timeout_s: float = Field(60.0, gt=0, le=3_600)
+    access_cache_s: float = Field(2.0, ge=0, le=60)
+    """How long a verified API token and a caller's permissions are reused before the database is read
+    again; a revocation or role change made by another process takes up to this long. 0 disables."""
     max_request_bytes: int = Field(4 << 20, ge=1_024)
     batch: BatchSettings = Field(default_factory=BatchSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)

@@ -43,6 +43,7 @@ from mcpist.sieve import (
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
+from mcpist.ttlcache import TtlCache
 from mcpist.vault.broker import broker_for
 
 logger = logging.getLogger("mcpist")
@@ -95,18 +96,34 @@ class Runtime:
 
     sieve: Sieve = field(init=False)
 
+    _principals: TtlCache[tuple[str, str | None], Principal] = field(init=False)
+
     def __post_init__(self) -> None:
         self.sieve = Sieve(self.registry)
+        self._principals = TtlCache(self.settings.access_cache_s)
 
     async def principal(self, caller: Caller) -> Principal:
-        """The caller with the tools its user's roles (kept to its token's roles) allow now."""
+        """The caller with the tools its user's roles (kept to its token's roles) allow.
+
+        Cached for `settings.access_cache_s` seconds per user and token: a role change made
+        elsewhere takes that long to bite, and a call costs no database read meanwhile.
+        """
+        key = (caller.user_id, caller.token_id)
+        cached = self._principals.get(key)
+        if cached is not None and cached.caller == caller:
+            return cached
         roles, rules = await load_access(self.engine, caller.user_id, caller.token_id)
-        return Principal(caller, self.sieve.grants(rules), tuple(roles))
+        principal = Principal(caller, self.sieve.grants(rules), tuple(roles))
+        self._principals.put(key, principal)
+        return principal
+
+    def forget_access(self) -> None:
+        """Drop cached permissions, after this process changed roles or grants."""
+        self._principals.clear()
 
     async def roles_of(self, caller: Caller) -> list[str]:
         """The names of the roles in force for this caller, by name (the token broker's shared accounts)."""
-        roles, _ = await load_access(self.engine, caller.user_id, caller.token_id)
-        return roles
+        return list((await self.principal(caller)).roles)
 
     def visible_modules(self, principal: Principal) -> list[Module]:
         """The modules with at least one tool this principal may use."""

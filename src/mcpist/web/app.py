@@ -102,7 +102,10 @@ def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> S
     )
     # each verifier checks the audience itself: API tokens are only ever for this server
     verifier = ChainedTokenVerifier(
-        [ApiTokenVerifier(TokenStore(runtime.engine)), *token_verifiers(runtime, settings.auth, clock=clock)]
+        [
+            ApiTokenVerifier(TokenStore(runtime.engine), settings.access_cache_s),
+            *token_verifiers(runtime, settings.auth, clock=clock),
+        ]
     )
     mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], metadata_url))
 

@@ -8,21 +8,28 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.context import ServerRequestContext
 
-from mcpist.auth.tokens import TokenStore
+from mcpist.auth.tokens import TokenInfo, TokenStore, hash_token
 from mcpist.errors import Unauthenticated
 from mcpist.modules.api import Caller
+from mcpist.ttlcache import TtlCache
 
 
 class ApiTokenVerifier:
-    """The SDK's `TokenVerifier` over MCPist's API tokens."""
+    """The SDK's `TokenVerifier` over MCPist's API tokens; a valid token is re-checked after `cache_s`."""
 
-    def __init__(self, store: TokenStore) -> None:
+    def __init__(self, store: TokenStore, cache_s: float = 0.0) -> None:
         self._store = store
+        # keyed by the token's hash, so no plaintext token is kept as a key
+        self._valid: TtlCache[str, TokenInfo] = TtlCache(cache_s)
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        info = await self._store.verify(token)
+        digest = hash_token(token)
+        info = self._valid.get(digest)
         if info is None:
-            return None
+            info = await self._store.verify(token)
+            if info is None:
+                return None
+            self._valid.put(digest, info)
         return AccessToken(
             token=token,
             client_id=f"api-token:{info.name}",
