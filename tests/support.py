@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import httpx2
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from starlette.routing import BaseRoute
 
 from demo_module import demo, remote
 from mcpist.auth.tokens import TokenStore
@@ -52,11 +54,12 @@ async def http_client(rt: Runtime, token: str | None = None) -> AsyncIterator[ht
 
 
 @asynccontextmanager
-async def served(rt: Runtime) -> AsyncIterator[str]:
+async def served(rt: Runtime, first_routes: Sequence[BaseRoute] = ()) -> AsyncIterator[str]:
     """The app on a real loopback socket (uvicorn in this event loop); yields the /mcp URL.
 
     Needed where the in-process ASGI transport falls short: it buffers whole responses,
     so a standalone SSE stream (server-initiated notifications) never arrives.
+    `first_routes` go ahead of the app's own, so a test can mount a variant of one.
     """
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -65,6 +68,7 @@ async def served(rt: Runtime) -> AsyncIterator[str]:
     port = sock.getsockname()[1]
     rt.settings = rt.settings.model_copy(update={"port": port})
     app = create_app(rt)
+    app.router.routes[:0] = first_routes
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve, [sock])
@@ -72,6 +76,32 @@ async def served(rt: Runtime) -> AsyncIterator[str]:
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
             server.should_exit = True
+
+
+class SseOpened(logging.Handler):
+    """Sets an event when an MCP client's standalone SSE (GET) stream is up: notifications need it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.opened = anyio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage() == "GET SSE connection established":
+            self.opened.set()
+
+
+@contextmanager
+def sse_watch() -> Iterator[SseOpened]:
+    handler = SseOpened()
+    log = logging.getLogger("mcp.client.streamable_http")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
 
 
 async def new_token(rt: Runtime, name: str = "test") -> str:

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from mcpist.errors import ConnectRequired
 from mcpist.modules.api import Caller
 from mcpist.vault.tables import connect_flows
-from support import BASE, mcp_client, new_token
+from support import BASE, mcp_client, new_token, sse_watch
 from vault_support import (
     Env,
     add_user,
@@ -29,7 +29,6 @@ from vault_support import (
     fingerprint,
     relative,
     served,
-    sse_watch,
     vault_env,
     web_client,
 )

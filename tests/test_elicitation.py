@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 
 from mcpist.errors import ConnectRequired
 from mcpist.modules.api import Account, Caller, Module
-from support import BASE, http_client, new_token, runtime, served
+from support import BASE, SseOpened, http_client, new_token, runtime, served, sse_watch
 
 pytestmark = pytest.mark.anyio
 
@@ -43,32 +42,12 @@ class SwitchableAccounts:
         return Account(service=module.name, name=account or "default", secret="s3cr3t")
 
 
-class _StreamOpened(logging.Handler):
-    """Sets an event when the client's standalone SSE (GET) stream is up: notifications need it."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.opened = anyio.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage() == "GET SSE connection established":
-            self.opened.set()
-
-
 async def test_2025_11_25_gets_32042_then_elicitation_complete(tmp_path: Path) -> None:
-    stream = _StreamOpened()
-    client_log = logging.getLogger("mcp.client.streamable_http")
-    client_log.addHandler(stream)
-    previous_level = client_log.level
-    client_log.setLevel(logging.DEBUG)
-    try:
+    with sse_watch() as stream:
         await _elicit_then_complete(tmp_path, stream)
-    finally:
-        client_log.removeHandler(stream)
-        client_log.setLevel(previous_level)
 
 
-async def _elicit_then_complete(tmp_path: Path, stream: _StreamOpened) -> None:
+async def _elicit_then_complete(tmp_path: Path, stream: SseOpened) -> None:
     accounts = SwitchableAccounts()
     completed = anyio.Event()
     seen: list[str] = []

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import logging
 import secrets
-import socket
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,7 +19,6 @@ import anyio
 import httpx
 import httpx2
 import sqlalchemy as sa
-import uvicorn
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from demo_module import demo, remote
@@ -32,6 +29,7 @@ from mcpist.vault import TokenBroker, VaultSettings, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
 from mcpist.web.app import create_app
 from support import BASE, runtime
+from support import served as support_served
 
 PROVIDER = "https://provider.test"
 CLIENT_ID = "mcpist-client-1"
@@ -231,51 +229,12 @@ async def web_client(env: Env, token: str | None = None, **routes: Any) -> Async
 
 @asynccontextmanager
 async def served(env: Env, **routes: Any) -> AsyncIterator[str]:
-    """The app with the connect routes on a real loopback socket (uvicorn in this event loop); yields
-    its base URL. The in-process ASGI transport buffers whole responses, so the standalone SSE stream
-    that carries `notifications/elicitation/complete` needs a real server."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    env.rt.settings = env.rt.settings.model_copy(update={"port": port})
-    env.broker.connector.base_url = env.rt.settings.base_url
-    app = create_app(env.rt)
-    # ahead of the routes create_app mounts, so a test's `session_user` hook takes effect
-    app.router.routes[:0] = connect_routes(env.rt, env.broker, **routes)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve, [sock])
-        try:
-            yield env.rt.settings.base_url
-        finally:
-            server.should_exit = True
-
-
-class SseOpened(logging.Handler):
-    """Sets an event when an MCP client's standalone SSE (GET) stream is up: notifications need it."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.opened = anyio.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.getMessage() == "GET SSE connection established":
-            self.opened.set()
-
-
-@contextmanager
-def sse_watch() -> Iterator[SseOpened]:
-    handler = SseOpened()
-    log = logging.getLogger("mcp.client.streamable_http")
-    level = log.level
-    log.addHandler(handler)
-    log.setLevel(logging.DEBUG)
-    try:
-        yield handler
-    finally:
-        log.removeHandler(handler)
-        log.setLevel(level)
+    """`support.served` with the connect routes built by the test (e.g. its `session_user`); yields
+    the base URL."""
+    async with support_served(env.rt, connect_routes(env.rt, env.broker, **routes)):
+        # the port is known only now; connect URLs are made per call, after this
+        env.broker.connector.base_url = env.rt.settings.base_url
+        yield env.rt.settings.base_url
 
 
 def relative(url: str) -> str:
