@@ -122,3 +122,25 @@ def test_user_add_list_passwd(
     code, out, _ = run(capsys, "user", "passwd", "ada@example.com", "--data-dir", d)
     assert code == 0 and "Password set for ada@example.com." in out
     assert "correct horse" not in (tmp_path / "mcpist.db").read_bytes().decode("latin-1")
+
+
+def test_memory_export_import_reembed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        '{"type": "header", "format": "mcpist-memory", "version": 1, "namespace": "notes"}\n'
+        '{"type": "memo", "memo_id": "0b9e2a52-55c8-4d7a-9c37-1c2f2bd1e8a1", "title": "t",'
+        ' "content": "提出期限は金曜日", "metadata": {"k": 1}}\n',
+        encoding="utf-8",
+    )
+    d = str(tmp_path / "data")
+    code, out, _ = run(capsys, "memory", "import", str(source), "--data-dir", d)
+    assert code == 0 and "Imported 1 new" in out
+    exported = tmp_path / "out.jsonl"
+    code, out, _ = run(capsys, "memory", "export", "--namespace", "notes", "--output", str(exported), "--data-dir", d)
+    assert code == 0 and "Exported 1 memos" in out
+    lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    assert lines[1]["content"] == "提出期限は金曜日" and lines[1]["metadata"] == {"k": 1}
+    code, out, _ = run(capsys, "memory", "reembed", "--all", "--data-dir", d)
+    assert code == 0 and "Re-embedded 1 memos" in out
+    code, _, err = run(capsys, "memory", "import", str(tmp_path / "missing.jsonl"), "--data-dir", d)
+    assert code == 1 and "No such file or directory" in err and "missing.jsonl" in err

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpist import __version__
 from mcpist.config import Settings, load_settings
-from mcpist.errors import ConfigError, MCPistError
+from mcpist.errors import ConfigError, MCPistError, NotFound
 from mcpist.vault import cli as vault_cli
 
 if TYPE_CHECKING:
@@ -104,6 +104,23 @@ def build_parser() -> argparse.ArgumentParser:
     events.add_argument("--limit", type=int, default=100)
 
     vault_cli.add_parsers(sub, _common)
+
+    memory = sub.add_parser("memory", help="maintain the memory module: re-embed, export, import")
+    memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
+    reembed = memory_sub.add_parser("reembed", help="embed memos again with the configured model")
+    _common(reembed)
+    reembed.add_argument("--all", action="store_true", help="every memo, not only those of another model")
+    export = memory_sub.add_parser("export", help="write a namespace as JSONL")
+    _common(export)
+    export.add_argument("--namespace", required=True)
+    export.add_argument("--user", metavar="EMAIL", help="whose memos (default: the owner)")
+    export.add_argument("--output", type=Path, help="file to write (default: stdout)")
+    export.add_argument("--with-embeddings", action="store_true")
+    imp = memory_sub.add_parser("import", help="read a namespace from JSONL")
+    _common(imp)
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--namespace", help="import into this namespace instead of the file's")
+    imp.add_argument("--user", metavar="EMAIL", help="whose memos (default: the owner)")
 
     modules = sub.add_parser("modules", help="list modules and tools with the size of each schema")
     _common(modules)
@@ -282,6 +299,76 @@ async def _events(args: argparse.Namespace, settings: Settings) -> None:
         print(roles.format_events(await roles.list_security_events(runtime.engine, args.limit)))
 
 
+def _progress_bar(description: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A progress(done, total) callback drawing a bar on stderr, and a function closing it."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, unit="memo", file=sys.stderr, disable=None)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return progress, bar.close
+
+
+async def _memory(args: argparse.Namespace, settings: Settings) -> None:
+    import sqlalchemy as sa
+
+    from mcpist.modules.memory import admin
+    from mcpist.storage.tables import users
+
+    async with _admin(settings) as runtime:
+        if "memory" not in runtime.registry:
+            raise ConfigError("the memory module is not enabled (modules.enabled / modules.disabled)")
+        module_settings: Any = runtime.module_settings["memory"]
+        owner_id = runtime.owner.id
+        if getattr(args, "user", None):
+            async with runtime.engine.connect() as conn:
+                found = (await conn.execute(sa.select(users.c.id).where(users.c.email == args.user))).scalar()
+            if found is None:
+                raise NotFound(f"no user with email {args.user!r}")
+            owner_id = found
+        progress, done = _progress_bar(f"memory {args.memory_command}")
+        try:
+            if args.memory_command == "reembed":
+                count = await admin.reembed(runtime.engine, module_settings, all_memos=args.all, progress=progress)
+                message = f"Re-embedded {count} memos. Restart a running server to load the new model."
+            elif args.memory_command == "export":
+                out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+                try:
+                    count = await admin.export_namespace(
+                        runtime.engine,
+                        module_settings,
+                        owner_id=owner_id,
+                        namespace=args.namespace,
+                        out=out,
+                        include_embeddings=args.with_embeddings,
+                        progress=progress,
+                    )
+                finally:
+                    if args.output:
+                        out.close()
+                message = f"Exported {count} memos of namespace {args.namespace!r}."
+            else:
+                with args.file.open(encoding="utf-8") as src:
+                    report = await admin.import_namespace(
+                        runtime.engine,
+                        module_settings,
+                        owner_id=owner_id,
+                        src=src,
+                        namespace=args.namespace,
+                        progress=progress,
+                    )
+                message = (
+                    f"Imported {report.created} new and {report.updated} updated memos, {report.relations} relations."
+                )
+        finally:
+            done()
+        print(message, file=sys.stderr if args.memory_command == "export" and not args.output else sys.stdout)
+
+
 async def _vault(args: argparse.Namespace, settings: Settings) -> None:
     async with _admin(settings) as runtime:
         await vault_cli.run(args, runtime, settings.vault, sys.stdin, sys.stdout)
@@ -334,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(_user(args, settings))
         elif args.command == "events":
             asyncio.run(_events(args, settings))
+        elif args.command == "memory":
+            asyncio.run(_memory(args, settings))
         elif args.command in vault_cli.COMMANDS:
             asyncio.run(_vault(args, settings))
         elif args.command == "modules":
@@ -343,6 +432,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     except MCPistError as exc:
         print(f"mcpist: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"mcpist: {exc.strerror or exc}{where}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130

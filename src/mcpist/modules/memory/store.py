@@ -1,0 +1,118 @@
+"""Shared plumbing: the module state, write transactions, audit rows, id checks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from mcpist.modules import Caller, InvalidArgument, ToolContext, Unavailable
+
+from .analyzer import Analyzer
+from .embeddings import Embedder
+from .settings import MemorySettings
+from .tables import audit_logs
+from .vector_index import SqliteVectorIndex
+
+
+@dataclass
+class MemoryState:
+    """What the startup yields: one per server process."""
+
+    engine: AsyncEngine
+    settings: MemorySettings
+    embedder: Embedder
+    analyzer: Analyzer
+    index: SqliteVectorIndex | None  # None on PostgreSQL, where pgvector searches
+
+    @property
+    def sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def minimum_similarity(self) -> float:
+        ms = self.settings.minimum_similarity
+        return self.embedder.minimum_similarity if ms is None else ms
+
+    @property
+    def duplicate_similarity(self) -> float:
+        ds = self.settings.duplicate_similarity
+        return self.embedder.duplicate_similarity if ds is None else ds
+
+
+def state_of(ctx: ToolContext[MemorySettings]) -> MemoryState:
+    state = ctx.state
+    if not isinstance(state, MemoryState):
+        raise Unavailable("the memory module has not started")
+    return state
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@asynccontextmanager
+async def write_tx(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A transaction that may write; commits on success.
+
+    SQLite takes the write lock at BEGIN IMMEDIATE (waiting up to the busy timeout): a deferred
+    transaction that reads first and writes later fails at once when another writer got in
+    between, busy timeout or not. PostgreSQL uses READ COMMITTED plus row locks.
+    """
+    async with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            await conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            await conn.rollback()
+            raise
+        await conn.commit()
+
+
+async def audit(
+    conn: AsyncConnection,
+    caller: Caller,
+    *,
+    owner: str,
+    namespace: str,
+    operation: str,
+    target: str,
+    diff: dict[str, Any],
+) -> None:
+    await conn.execute(
+        audit_logs.insert().values(
+            at=now(),
+            owner_id=owner,
+            actor_user_id=caller.user_id,
+            actor_token_id=caller.token_id,
+            namespace=namespace,
+            operation=operation,
+            target=target,
+            diff=diff,
+        )
+    )
+
+
+def memo_id(value: str, field: str = "memo_id") -> str:
+    """The canonical form of a memo id.
+
+    Raises:
+        InvalidArgument: not a UUID.
+    """
+    try:
+        return str(uuid.UUID(value))
+    except (ValueError, AttributeError, TypeError):
+        raise InvalidArgument(f"'{field}' must be a UUID, got {value!r}", {"field": field}) from None
+
+
+def check_namespace(value: str, field: str = "namespace") -> str:
+    ns = value.strip()
+    if not ns or len(ns) > 200:
+        raise InvalidArgument(f"'{field}' must be 1-200 characters", {"field": field})
+    return ns
