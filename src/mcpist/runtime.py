@@ -58,7 +58,7 @@ class AccountResolver(Protocol):
 
 
 class NoAccounts:
-    """Until the vault exists: modules that need an account cannot run."""
+    """What a runtime resolves with until `start_runtime` installs the token broker: nothing."""
 
     async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
         raise Unauthenticated(

@@ -1,4 +1,4 @@
-"""Bearer authentication for `/mcp`: API tokens now; OAuth access tokens plug in beside them."""
+"""Bearer authentication for `/mcp` with API tokens, and the caller an authenticated request carries."""
 
 from __future__ import annotations
 
