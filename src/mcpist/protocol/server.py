@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcpist import batch
 from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistError, NotFound
-from mcpist.modules.api import Caller, Module, PromptInfo, Sampler, ToolContext
+from mcpist.modules.api import Caller, PromptInfo, PromptProvider, Sampler, ToolContext
 from mcpist.runtime import Runtime
 from mcpist.sieve import Principal
 
@@ -177,15 +177,14 @@ class MetaToolHandler:
                 )
             )
 
-    def _prompt_context(self, caller: Caller, module: Module) -> ToolContext[Any]:
-        return self.runtime.context(caller, module, None, None)
-
-    async def list_prompts(self, caller: Caller) -> list[tuple[Module, PromptInfo]]:
-        out: list[tuple[Module, PromptInfo]] = []
+    async def list_prompts(self, caller: Caller) -> list[tuple[PromptProvider, ToolContext[Any], PromptInfo]]:
+        """Each prompt the caller's visible modules offer, with the provider and context that expand it."""
+        out: list[tuple[PromptProvider, ToolContext[Any], PromptInfo]] = []
         for module in self.runtime.visible_modules(await self.runtime.principal(caller)):
             if module.prompts is not None:
-                for info in await module.prompts.list_prompts(self._prompt_context(caller, module)):
-                    out.append((module, info))
+                ctx = self.runtime.context(caller, module, None, None)
+                for info in await module.prompts.list_prompts(ctx):
+                    out.append((module.prompts, ctx, info))
         return out
 
 
@@ -216,7 +215,7 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
                         for a in info.arguments
                     ],
                 )
-                for _, info in prompts
+                for _, _, info in prompts
             ]
         )
 
@@ -224,12 +223,10 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         caller = identify(ctx)
-        for module, info in await handler.list_prompts(caller):
+        for provider, prompt_ctx, info in await handler.list_prompts(caller):
             if info.name == params.name:
                 try:
-                    result = await module.prompts.get_prompt(  # type: ignore[union-attr]
-                        handler._prompt_context(caller, module), params.name, dict(params.arguments or {})
-                    )
+                    result = await provider.get_prompt(prompt_ctx, params.name, dict(params.arguments or {}))
                 except MCPistError as exc:
                     raise MCPError(types.INVALID_PARAMS, exc.message) from None
                 return types.GetPromptResult(

@@ -76,7 +76,7 @@ class Tokenizer:
         Raises:
             ImportError: sudachipy or sudachidict-core is not installed.
         """
-        from sudachipy import Dictionary, SplitMode  # type: ignore[import-untyped]
+        from sudachipy import Dictionary, SplitMode
 
         return cls(Dictionary(dict="core").tokenizer(SplitMode.C))
 

@@ -14,8 +14,8 @@ import threading
 import unicodedata
 from collections.abc import Iterable
 
-import snowballstemmer  # type: ignore[import-untyped]
-from sudachipy import Dictionary, SplitMode  # type: ignore[import-untyped]
+import snowballstemmer
+from sudachipy import Dictionary, SplitMode
 
 _WORD = re.compile(r"[^\W_]+")
 _LATIN = re.compile(r"^[\u0000-\u024f]+$")
