@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from mcpist.modules import Caller, InvalidArgument, ToolContext, Unavailable
@@ -18,6 +19,8 @@ from .embeddings import Embedder
 from .settings import MemorySettings
 from .tables import audit_logs
 from .vector_index import SqliteVectorIndex
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -73,6 +76,29 @@ async def write_tx(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             await conn.rollback()
             raise
         await conn.commit()
+
+
+# deadlock_detected, serialization_failure: PostgreSQL rolled the transaction back and asks to run it again
+_RETRYABLE_SQLSTATES = frozenset({"40P01", "40001"})
+WRITE_TRIES = 3
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    return getattr(exc.orig, "sqlstate", None) in _RETRYABLE_SQLSTATES
+
+
+async def retry_aborted(op: Callable[[], Awaitable[T]], tries: int = WRITE_TRIES) -> T:
+    """Run a whole write operation again when the database aborted its transaction to break a deadlock.
+
+    Safe because the aborted transaction committed nothing; `op` starts its own transaction.
+    """
+    for attempt in range(1, tries + 1):
+        try:
+            return await op()
+        except DBAPIError as exc:
+            if attempt == tries or not _retryable(exc):
+                raise
+    raise AssertionError("unreachable")
 
 
 async def audit(

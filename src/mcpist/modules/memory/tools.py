@@ -30,7 +30,7 @@ from .models import (
     SearchResult,
 )
 from .settings import MemorySettings
-from .store import MemoryState, state_of
+from .store import MemoryState, retry_aborted, state_of
 from .tables import entries
 from .vector_index import SqliteVectorIndex
 
@@ -160,16 +160,18 @@ async def save(
 
     Warns (never merges) when a nearly identical memo exists in the namespace.
     """
-    return await memos.save(
-        state_of(ctx),
-        ctx.caller,
-        namespace=namespace,
-        content=content,
-        metadata=metadata,
-        memo_id_=memo_id,
-        title=title,
-        version=version,
-        metadata_mode=metadata_mode,
+    return await retry_aborted(
+        lambda: memos.save(
+            state_of(ctx),
+            ctx.caller,
+            namespace=namespace,
+            content=content,
+            metadata=metadata,
+            memo_id_=memo_id,
+            title=title,
+            version=version,
+            metadata_mode=metadata_mode,
+        )
     )
 
 
@@ -222,7 +224,9 @@ async def delete(
     ctx: ToolContext[MemorySettings], namespace: Namespace, memo_id: MemoId, version: Version = None
 ) -> DeleteResult:
     """Delete a memo and its relations; NOT_FOUND when there is no such memo."""
-    return await memos.delete(state_of(ctx), ctx.caller, namespace=namespace, memo_id_=memo_id, version=version)
+    return await retry_aborted(
+        lambda: memos.delete(state_of(ctx), ctx.caller, namespace=namespace, memo_id_=memo_id, version=version)
+    )
 
 
 Tag = Annotated[str, Field(min_length=1, max_length=64, description="the kind of relation, e.g. 'depends_on'")]
@@ -242,16 +246,18 @@ async def relation_save(
     version: Version = None,
 ) -> RelationSaveResult:
     """Create or update a tagged relation between two memos; the version grows only if weight or reason change."""
-    return await relations.save(
-        state_of(ctx),
-        ctx.caller,
-        namespace=namespace,
-        source_memo_id=source_memo_id,
-        target_memo_id=target_memo_id,
-        tag=tag,
-        weight=weight,
-        reason=reason,
-        version=version,
+    return await retry_aborted(
+        lambda: relations.save(
+            state_of(ctx),
+            ctx.caller,
+            namespace=namespace,
+            source_memo_id=source_memo_id,
+            target_memo_id=target_memo_id,
+            tag=tag,
+            weight=weight,
+            reason=reason,
+            version=version,
+        )
     )
 
 
@@ -265,14 +271,16 @@ async def relation_delete(
     version: Version = None,
 ) -> RelationDeleteResult:
     """Delete one relation; returns what it was, or NOT_FOUND."""
-    return await relations.delete(
-        state_of(ctx),
-        ctx.caller,
-        namespace=namespace,
-        source_memo_id=source_memo_id,
-        target_memo_id=target_memo_id,
-        tag=tag,
-        version=version,
+    return await retry_aborted(
+        lambda: relations.delete(
+            state_of(ctx),
+            ctx.caller,
+            namespace=namespace,
+            source_memo_id=source_memo_id,
+            target_memo_id=target_memo_id,
+            tag=tag,
+            version=version,
+        )
     )
 
 
