@@ -47,7 +47,8 @@ async def test_session_prompt_is_an_mcp_prompt(tmp_path: Path, mode: str) -> Non
 
 async def test_other_users_sessions_are_not_prompts(tmp_path: Path) -> None:
     from mcpist.auth.oauth import add_user
-    from mcpist.sieve.cli import create_token, grant_role
+    from mcpist.sieve.cli import grant_role
+    from sieve_support import create_token
 
     async with runtime(tmp_path, modules=context_module()) as rt:
         async with mcp_client(rt) as owner:

@@ -17,8 +17,10 @@ from mcpist.errors import NotFound
 from mcpist.modules import Module, ToolContext
 from mcpist.modules.api import Caller
 from mcpist.runtime import Runtime
-from mcpist.sieve import create_role, create_token, grant_role, list_security_events, revoke_role
-from mcpist.storage.tables import security_events, users
+from mcpist.sieve import create_role, grant_role, list_security_events, revoke_role
+from mcpist.sieve._tables import security_events
+from mcpist.storage.tables import users
+from sieve_support import create_token
 from support import mcp_client, runtime
 
 pytestmark = pytest.mark.anyio

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import anyio
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from demo_module import demo, remote
@@ -16,9 +17,10 @@ from mcpist.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
 from mcpist.modules.registry import Registry
 from mcpist.sieve import (
     ADMIN_ROLE,
+    MIGRATIONS,
+    NewToken,
     Sieve,
     create_role,
-    create_token,
     delete_role,
     ensure_owner_access,
     get_role,
@@ -35,6 +37,7 @@ from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.tables import users
 from mcpist.storage.users import User, ensure_owner
+from sieve_support import create_token
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +48,7 @@ REGISTRY = Registry([demo, remote])
 async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
     engine = create_engine(database_url)
     try:
-        await upgrade(engine)
+        await upgrade(engine, [MIGRATIONS])
         yield engine
     finally:
         await engine.dispose()
@@ -199,6 +202,15 @@ async def test_the_owner_is_the_default_token_user(engine: AsyncEngine) -> None:
     info, token = await create_token(engine, "mine", roles=[ADMIN_ROLE])
     assert info.user_id == owner.id and token.startswith("mcpist_")
     assert await token_roles_by_token(engine) == {info.id: (ADMIN_ROLE,)}
+
+
+async def test_a_token_whose_narrowing_fails_is_never_created(engine: AsyncEngine) -> None:
+    owner = await owner_with_access(engine)
+    gone = NewToken(owner.id, owner.email, (str(uuid.uuid4()),))  # a role deleted after the check
+    with pytest.raises(sa.exc.IntegrityError):
+        await TokenStore(engine).create("half", owner.id, then=gone.narrow)
+    assert await TokenStore(engine).get("half") is None
+    assert await token_roles_by_token(engine) == {}
 
 
 async def test_security_events_are_listed_newest_first(engine: AsyncEngine) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
+
 import anyio
 import pytest
 import sqlalchemy as sa
 
 from mcpist.auth.tokens import TokenStore, hash_token
 from mcpist.errors import Conflict, InvalidArgument, NotFound
+from mcpist.sieve import MIGRATIONS as SIEVE_MIGRATIONS
 from mcpist.storage.engine import create_engine, normalize_url
 from mcpist.storage.migrate import upgrade
+from mcpist.storage.tables import users
+from mcpist.storage.types import utc
 from mcpist.storage.users import ensure_owner
+from mcpist.vault import MIGRATIONS as VAULT_MIGRATIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -18,8 +25,13 @@ pytestmark = pytest.mark.anyio
 async def test_migrations_are_idempotent_and_owner_is_unique(database_url: str) -> None:
     engine = create_engine(database_url)
     try:
-        await upgrade(engine)
-        await upgrade(engine)
+        # the sieve's and the vault's branches live beside their packages and depend on the core's
+        branches = [SIEVE_MIGRATIONS, VAULT_MIGRATIONS]
+        await upgrade(engine, branches)
+        await upgrade(engine, branches)
+        async with engine.connect() as conn:
+            tables = set(await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names()))
+        assert {"users", "api_tokens", "roles", "security_events", "vault_accounts"} <= tables
         results = []
 
         async def make() -> None:
@@ -43,6 +55,9 @@ async def test_tokens_roundtrip_and_only_hash_stored(database_url: str) -> None:
         info, token = await store.create("ci", owner.id)
         verified = await store.verify(token)
         assert verified is not None and verified.name == "ci" and verified.user_id == owner.id == info.user_id
+        assert info.created_at.tzinfo is UTC
+        used = await store.get("ci")
+        assert used is not None and used.last_used_at is not None and used.last_used_at.tzinfo is UTC
         async with engine.connect() as conn:
             rows = (await conn.execute(sa.text("SELECT token_hash, prefix FROM api_tokens"))).all()
         assert rows[0][0] == hash_token(token) and token not in rows[0][0]
@@ -60,6 +75,32 @@ async def test_tokens_roundtrip_and_only_hash_stored(database_url: str) -> None:
         assert [t.name for t in await store.list()] == ["ci"]
     finally:
         await engine.dispose()
+
+
+async def test_datetimes_are_written_and_read_back_as_utc(database_url: str) -> None:
+    engine = create_engine(database_url)
+    try:
+        await upgrade(engine)
+        tokyo = datetime(2025, 1, 2, 12, 0, tzinfo=timezone(timedelta(hours=9)))
+        async with engine.begin() as conn:
+            await conn.execute(users.insert().values(id=str(uuid.uuid4()), email="a@example.com", created_at=tokyo))
+            stored = (await conn.execute(sa.select(users.c.created_at))).scalar_one()
+            # an untyped read: SQLite hands back the text the column wrote, in UTC
+            raw = (await conn.execute(sa.text("SELECT created_at FROM users"))).scalar_one()
+        assert stored == tokyo and stored.tzinfo is UTC and stored.hour == 3
+        if isinstance(raw, str):
+            raw = datetime.fromisoformat(raw)
+        assert utc(raw) == tokyo
+    finally:
+        await engine.dispose()
+
+
+def test_utc_takes_a_naive_value_as_utc() -> None:
+    naive = datetime(2025, 1, 2, 3, 4, 5)
+    assert utc(naive) == naive.replace(tzinfo=UTC) and utc(naive).tzinfo is UTC
+    tokyo = datetime(2025, 1, 2, 12, 0, tzinfo=timezone(timedelta(hours=9)))
+    assert utc(tokyo) == tokyo and utc(tokyo).tzinfo is UTC
+    assert utc(None) is None
 
 
 async def test_sqlite_uses_wal_and_busy_timeout(sqlite_url: str) -> None:

@@ -6,20 +6,23 @@ import hashlib
 import re
 import secrets
 import uuid
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from mcpist.errors import Conflict, InvalidArgument, NotFound
-from mcpist.storage.tables import api_tokens, narrowed_tokens, token_roles, users
+from mcpist.storage.tables import api_tokens, users
 
 TOKEN_PREFIX = "mcpist_"  # noqa: S105 - a public marker, not a secret
 TOKEN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # 32 random bytes: a SHA-256 of the token is as strong as a slow hash, and cheap on every request
 _TOKEN_BYTES = 32
+
+InTransaction = Callable[[AsyncConnection, str], Awaitable[None]]
+"""Writes that stand or fall with a new token: given the transaction's connection and the token's id."""
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,11 @@ class TokenStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def create(self, name: str, user_id: str, role_ids: Collection[str] | None = None) -> tuple[TokenInfo, str]:
+    async def create(self, name: str, user_id: str, *, then: InTransaction | None = None) -> tuple[TokenInfo, str]:
         """Make a token; returns its record and the plaintext, which is never stored.
 
-        With `role_ids`, the token is narrowed to those of its user's roles (in the same
-        transaction, so it never exists unnarrowed); without, it carries all of them.
+        `then` runs in the transaction that inserts the token: the Tool Sieve narrows the token
+        there (`mcpist.sieve.NewToken.narrow`), so it never exists unnarrowed.
 
         Raises:
             InvalidArgument: the name is not 1-64 of letters, digits, '.', '_' or '-'.
@@ -90,15 +93,11 @@ class TokenStore:
                         created_at=now,
                     )
                 )
-                if role_ids is not None:
-                    await conn.execute(narrowed_tokens.insert().values(token_id=token_id))
-                    if role_ids:
-                        await conn.execute(
-                            token_roles.insert(), [{"token_id": token_id, "role_id": r} for r in set(role_ids)]
-                        )
+                if then is not None:
+                    await then(conn, token_id)
         except sa.exc.IntegrityError:
             if await self.get(name) is None:
-                raise  # not the name: a role id that does not exist
+                raise  # not the name: something `then` wrote
             raise Conflict(f"a token named {name!r} already exists", {"field": "name"}) from None
         info = await self.get(name)
         assert info is not None
@@ -150,7 +149,7 @@ class TokenStore:
         info = _info(row)
         now = datetime.now(UTC)
         last = info.last_used_at
-        if last is None or (now - (last if last.tzinfo else last.replace(tzinfo=UTC))).total_seconds() > 60:
+        if last is None or (now - last).total_seconds() > 60:
             # at most one write a minute per token keeps verification off SQLite's write lock
             async with self._engine.begin() as conn:
                 await conn.execute(api_tokens.update().where(api_tokens.c.id == info.id).values(last_used_at=now))

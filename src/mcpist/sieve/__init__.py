@@ -7,6 +7,8 @@ listing, and calling it is answered exactly as a nonexistent tool and recorded a
 security event.
 """
 
+from pathlib import Path
+
 from ._events import (
     HIDDEN_TOOL_CALL,
     UNKNOWN_TOOL_CALL,
@@ -31,15 +33,20 @@ from ._roles import (
     revoke_role,
     roles_of,
 )
-from ._tokens import create_token, token_roles_by_token
+from ._tokens import NewToken, prepare_token, token_roles_by_token
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+"""The sieve branch of Alembic revisions, for `mcpist.storage.migrate.upgrade`."""
 
 __all__ = [
     "ADMIN_ROLE",
     "ADMIN_ROLE_ID",
     "HIDDEN_TOOL_CALL",
+    "MIGRATIONS",
     "PRESETS",
     "UNKNOWN_TOOL_CALL",
     "Grants",
+    "NewToken",
     "Pattern",
     "Principal",
     "Role",
@@ -49,7 +56,6 @@ __all__ = [
     "Via",
     "check_installed",
     "create_role",
-    "create_token",
     "delete_role",
     "ensure_owner_access",
     "get_role",
@@ -58,6 +64,7 @@ __all__ = [
     "list_security_events",
     "load_access",
     "parse_pattern",
+    "prepare_token",
     "record_security_event",
     "revoke_role",
     "roles_of",

@@ -1,23 +1,50 @@
-"""API tokens narrowed to a subset of their user's roles."""
+"""API tokens narrowed to a subset of their user's roles.
+
+The sieve does not create tokens (that is `mcpist.auth.tokens`, its peer): it says whom a new
+token is for and records the narrowing inside the transaction that creates it, e.g.
+
+    new = await prepare_token(engine, email=email, roles=roles)
+    info, token = await TokenStore(engine).create(name, new.user_id, then=new.narrow)
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from mcpist.auth.tokens import TokenInfo, TokenStore
 from mcpist.errors import NotFound, PermissionDenied
-from mcpist.storage.tables import narrowed_tokens, token_roles, user_roles, users
-from mcpist.storage.tables import roles as roles_table
+from mcpist.storage.tables import users
 from mcpist.storage.users import get_owner
 
+from ._tables import narrowed_tokens, token_roles, user_roles
+from ._tables import roles as roles_table
 
-async def create_token(
-    engine: AsyncEngine, name: str, *, email: str | None = None, roles: Sequence[str] = ()
-) -> tuple[TokenInfo, str]:
-    """Create an API token for a user (the owner when `email` is None), narrowed to `roles` if given.
+
+@dataclass(frozen=True)
+class NewToken:
+    """Whom a new API token is for, and the roles it is narrowed to (None: all of the user's)."""
+
+    user_id: str
+    email: str
+    role_ids: tuple[str, ...] | None
+
+    async def narrow(self, conn: AsyncConnection, token_id: str) -> None:
+        """Record the narrowing of the token `token_id`.
+
+        Run it in the transaction that inserts the token, so the token never exists unnarrowed.
+        """
+        if self.role_ids is None:
+            return
+        await conn.execute(narrowed_tokens.insert().values(token_id=token_id))
+        if self.role_ids:
+            await conn.execute(token_roles.insert(), [{"token_id": token_id, "role_id": r} for r in self.role_ids])
+
+
+async def prepare_token(engine: AsyncEngine, *, email: str | None = None, roles: Sequence[str] = ()) -> NewToken:
+    """Check a new token for a user (the owner when `email` is None), narrowed to `roles` if given.
 
     The token's permissions are always its roles that the user still holds: taking a role from
     the user takes it from the token too.
@@ -25,8 +52,6 @@ async def create_token(
     Raises:
         NotFound: no such user, no owner yet, or no such role.
         PermissionDenied: the user does not hold one of `roles`.
-        InvalidArgument: the token name is malformed.
-        Conflict: a token with this name exists.
     """
     async with engine.connect() as conn:
         if email is None:
@@ -53,7 +78,7 @@ async def create_token(
                     {"user": email, "role": role},
                 )
             role_ids.append(str(role_id))
-    return await TokenStore(engine).create(name, user_id, role_ids if roles else None)
+    return NewToken(user_id, email, tuple(role_ids) if roles else None)
 
 
 async def token_roles_by_token(engine: AsyncEngine) -> dict[str, tuple[str, ...]]:

@@ -18,6 +18,7 @@ from pydantic import AnyUrl
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.storage.tables import users
+from mcpist.storage.types import utc
 
 from ._crypto import Keys, digest, new_token
 from .tables import oauth_clients, oauth_codes, oauth_requests, oauth_tokens
@@ -35,10 +36,6 @@ class StoredCode(AuthorizationCode):
 
 class StoredRefreshToken(RefreshToken):
     grant_id: str
-
-
-def aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 class OAuthStore:
@@ -101,7 +98,7 @@ class OAuthStore:
         )
         async with self.engine.connect() as conn:
             row = (await conn.execute(query)).first()
-        if row is None or aware(row[2]) <= self.now():
+        if row is None or utc(row[2]) <= self.now():
             return None
         return row[0], AuthorizationParams.model_validate(row[1])
 
@@ -147,7 +144,7 @@ class OAuthStore:
         if row["used_at"] is not None:
             await self.revoke_grant(row["grant_id"])
             return None
-        expires_at = aware(row["expires_at"])
+        expires_at = utc(row["expires_at"])
         if expires_at <= self.now():
             return None
         return StoredCode(
@@ -235,7 +232,7 @@ class OAuthStore:
             token=token,
             client_id=row["client_id"],
             scopes=list(row["scopes"]),
-            expires_at=int(aware(row["expires_at"]).timestamp()),
+            expires_at=int(utc(row["expires_at"]).timestamp()),
             resource=row["resource"],
             subject=row["user_id"],
             claims={"email": row["email"], "iss": self._issuer, "grant_id": row["grant_id"]},
@@ -251,7 +248,7 @@ class OAuthStore:
         if row["used_at"] is not None:
             await self.revoke_grant(row["grant_id"])
             return None
-        expires_at = aware(row["expires_at"])
+        expires_at = utc(row["expires_at"])
         if expires_at <= self.now():
             return None
         return StoredRefreshToken(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -23,11 +23,6 @@ class StaleSession(Exception):
     """Another turn of the same session was stored between reading and writing."""
 
 
-def _aware(value: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything is written in UTC
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
 def _language(value: Any) -> Language | None:
     return "ja" if value == "ja" else "en" if value == "en" else None
 
@@ -39,8 +34,8 @@ def _session(row: sa.Row[Any]) -> SessionRow:
         title=row.title,
         language=_language(row.language),
         turns=row.turns,
-        created_at=_aware(row.created_at),
-        updated_at=_aware(row.updated_at),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
     )
 
 
@@ -119,7 +114,7 @@ async def load_store(conn: AsyncConnection, session: SessionRow) -> Store:
             terms=list(r.terms),
             slots=list(r.slots),
             turn=r.turn,
-            created_at=_aware(r.created_at),
+            created_at=r.created_at,
             parent_id=r.parent_id,
             superseded_by=r.superseded_by,
         )
@@ -137,7 +132,7 @@ async def load_store(conn: AsyncConnection, session: SessionRow) -> Store:
             intent=list(r.intent),
             reason=r.reason,
             keywords=list(r.keywords),
-            created_at=_aware(r.created_at),
+            created_at=r.created_at,
             response=r.response,
         )
         for r in turn_rows

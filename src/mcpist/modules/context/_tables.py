@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from mcpist.storage.types import UTCDateTime
+
 metadata = sa.MetaData()
 
 sessions = sa.Table(
@@ -14,8 +16,8 @@ sessions = sa.Table(
     sa.Column("title", sa.String(200), nullable=True),
     sa.Column("language", sa.String(2), nullable=True),
     sa.Column("turns", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
 items = sa.Table(
@@ -32,7 +34,7 @@ items = sa.Table(
     sa.Column("turn", sa.Integer, nullable=False),
     sa.Column("parent_id", sa.String(32), nullable=True),
     sa.Column("superseded_by", sa.String(32), nullable=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
 )
 
 turns = sa.Table(
@@ -46,7 +48,7 @@ turns = sa.Table(
     sa.Column("intent", sa.JSON, nullable=False),
     sa.Column("reason", sa.Text, nullable=False),
     sa.Column("keywords", sa.JSON, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
 )
 
 terms = sa.Table(

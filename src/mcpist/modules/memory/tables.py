@@ -6,7 +6,6 @@ asyncpg passes `vector` as text, so the PostgreSQL form is the pgvector literal.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -15,6 +14,8 @@ from numpy.typing import NDArray
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator, UserDefinedType
+
+from mcpist.storage.types import UTCDateTime
 
 Vector = NDArray[np.float32]
 
@@ -58,23 +59,6 @@ def to_pg_vector(value: Vector) -> str:
 
 def from_pg_vector(text: str) -> Vector:
     return np.array(text.strip("[]").split(","), dtype=np.float32)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """Timezone-aware UTC on both backends (SQLite keeps no offset)."""
-
-    impl = sa.DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 JSONType = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
