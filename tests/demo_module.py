@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import anyio
@@ -65,3 +66,26 @@ async def whoami(ctx: ToolContext[Any]) -> dict[str, Any]:
     """Name the account used."""
     assert ctx.account is not None
     return {"account": ctx.account.name}
+
+
+async def _words(ctx: ToolContext[Any], value: str, known: Mapping[str, str]) -> list[str]:
+    return [w for w in ("hello", "help", "world") if w.startswith(value)]
+
+
+@demo.resource("demo://echo/{text}", tool="echo", complete={"text": _words})
+async def echo_resource(ctx: ToolContext[Any], text: str) -> str:
+    """The text, as a resource."""
+    return f"{text} (read by {ctx.caller.user_id})"
+
+
+@demo.resource("demo://about", tool="add", mime_type="application/octet-stream")
+async def about(ctx: ToolContext[Any]) -> bytes:
+    """A fixed resource with binary content."""
+    return b"\x00demo"
+
+
+@remote.resource("remote://whoami", tool="whoami")
+async def whoami_resource(ctx: ToolContext[Any]) -> str:
+    """The account used, as a resource."""
+    assert ctx.account is not None
+    return ctx.account.name

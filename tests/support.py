@@ -110,7 +110,9 @@ async def new_token(rt: Runtime, name: str = "test") -> str:
 
 
 @asynccontextmanager
-async def mcp_client(rt: Runtime, mode: str = "legacy", token: str | None = None) -> AsyncIterator[Client]:
+async def mcp_client(
+    rt: Runtime, mode: str = "legacy", token: str | None = None, **options: Any
+) -> AsyncIterator[Client]:
     """An MCP client speaking Streamable HTTP to the app, served in this process on a loopback socket.
 
     Not over the in-process ASGI transport: it buffers whole responses, so the client's
@@ -120,6 +122,6 @@ async def mcp_client(rt: Runtime, mode: str = "legacy", token: str | None = None
     async with (
         served(rt) as url,
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
-        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+        Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,
     ):
         yield client

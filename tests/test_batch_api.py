@@ -80,8 +80,16 @@ async def test_example_batches_run(text: str) -> None:
     assert batches
 
     async def runner(task: Task, params: dict[str, Any]) -> Any:
-        # Enough of a Notion-like world for every example to resolve.
-        item = {"id": "p1", "title": "会議メモ", "owner": "u1", "status": "open", "due": 2, "tag": "x"}
+        # Enough of a world (memory search results and the like) for every example to resolve.
+        item = {
+            "id": "p1",
+            "memo_id": "m1",
+            "title": "会議メモ",
+            "score": 0.9,
+            "owner": "u1",
+            "status": "open",
+            "due": 2,
+        }
         return {
             "results": [item, {**item, "id": "p2", "status": "done", "due": 1}],
             "users": [{"id": "u1", "name": "Aiko"}],

@@ -199,7 +199,7 @@ async def test_type_a_key_is_pasted_into_the_servers_own_form(tmp_path: Path, da
         again = await browser.post("/connect/remote", data={"t": t, "secret": "OTHER"})
         assert again.status_code == 404
         account = await env.broker.resolve(env.owner, env.module("remote"), "work")
-        assert account is not None and account.secret == "PASTED-KEY"
+        assert account is not None and account.credentials.secret == "PASTED-KEY"
         empty_url = await connect_url(env, "remote", "spare")
         t2 = parse_qs(urlsplit(empty_url).query)["t"][0]
         empty = await browser.post("/connect/remote", data={"t": t2, "secret": "   "})

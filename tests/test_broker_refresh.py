@@ -82,7 +82,7 @@ async def test_replicas_sharing_a_database_refresh_once(tmp_path: Path, database
         async def one(broker: TokenBroker) -> None:
             account = await broker.resolve(env.owner, gh, None)
             assert account is not None
-            tokens.append(account.secret)
+            tokens.append(account.credentials.secret)
 
         try:
             with anyio.fail_after(60):
@@ -205,3 +205,43 @@ async def test_expired_token_without_refresh_token_needs_reconnecting(tmp_path: 
         with pytest.raises(ConnectRequired):
             await call(env)
         assert env.provider.refreshes == 0
+
+
+async def test_a_401_mid_call_refreshes_once_and_the_call_goes_on(tmp_path: Path, database_url: str) -> None:
+    async with vault_env(tmp_path, database_url) as env:
+        first = await env.seed_oauth(env.owner.user_id, "default", expires_in=3600)  # not due for a refresh
+        env.provider.refused.add(first["access_token"])  # yet the service revoked it
+        result = await call(env)
+        assert env.provider.refreshes == 1
+        assert result["token"] == fingerprint(env.provider.issued[-2]) != fingerprint(first["access_token"])
+        assert (await call(env))["token"] == result["token"] and env.provider.refreshes == 1
+
+
+async def test_concurrent_401s_on_one_token_share_one_refresh(tmp_path: Path) -> None:
+    async with vault_env(tmp_path) as env:
+        first = await env.seed_oauth(env.owner.user_id, "default", expires_in=3600)
+        env.provider.refused.add(first["access_token"])
+        results: list[dict[str, Any]] = []
+
+        async def one() -> None:
+            results.append(await call(env))
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                for _ in range(20):
+                    tg.start_soon(one)
+        assert env.provider.refreshes == 1
+        assert {r["token"] for r in results} == {fingerprint(env.provider.issued[-2])}
+
+
+async def test_a_401_that_survives_the_refresh_asks_to_connect_again(tmp_path: Path) -> None:
+    async with vault_env(tmp_path) as env:
+        first = await env.seed_oauth(env.owner.user_id, "default", expires_in=3600)
+        env.provider.refused.add(first["access_token"])
+        env.provider.refuse_all = True
+        with pytest.raises(ConnectRequired, match="needs to be connected again") as caught:
+            await call(env)
+        assert "/connect/gh?" in caught.value.connect_url
+        assert env.provider.refreshes == 1
+        for secret in (first["access_token"], *env.provider.issued):
+            assert secret not in caught.value.message and secret not in str(caught.value.data)

@@ -33,8 +33,8 @@ async def test_user_a_token_never_reaches_user_b(tmp_path: Path, database_url: s
             service="remote", name="work", kind="api_key", secrets={"api_key": "KEY-OF-A"}, user_id=a
         )
         found = await env.broker.resolve(Caller(a), remote, "work")
-        assert found is not None and found.secret == "KEY-OF-A"
-        assert (await env.broker.resolve(Caller(a), remote, None)).secret == "KEY-OF-A"  # type: ignore[union-attr]
+        assert found is not None and found.credentials.secret == "KEY-OF-A"
+        assert (await env.broker.resolve(Caller(a), remote, None)).credentials.secret == "KEY-OF-A"  # type: ignore[union-attr]
         for name in ("work", None):
             with pytest.raises(ConnectRequired) as raised:
                 await env.broker.resolve(Caller(b), remote, name)
@@ -50,7 +50,7 @@ async def test_user_a_token_never_reaches_user_b(tmp_path: Path, database_url: s
         await env.broker.accounts.put(
             service="remote", name="work", kind="api_key", secrets={"api_key": "KEY-OF-B"}, user_id=b
         )
-        assert (await env.broker.resolve(Caller(b), remote, "work")).secret == "KEY-OF-B"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(Caller(b), remote, "work")).credentials.secret == "KEY-OF-B"  # type: ignore[union-attr]
         with pytest.raises(ConnectRequired):
             await env.broker.resolve(Caller(a), remote, "work")
 
@@ -72,8 +72,8 @@ async def test_resolution_order_named_personal_shared_then_elicitation(tmp_path:
 
         await put(service="remote", name="ops-bot", kind="api_key", secrets={"api_key": "OPS"}, role="ops")
         found = await env.broker.resolve(me, remote, None)
-        assert found is not None and found.secret == "OPS" and found.extra["owner"] == "shared"
-        assert found.extra["role"] == "ops" and found.extra["header"] == "Authorization"
+        assert found is not None and found.credentials.secret == "OPS" and found.account.shared_by_role is not None
+        assert found.account.shared_by_role == "ops"
         with pytest.raises(ConnectRequired):
             await env.broker.resolve(Caller(other), remote, None)  # not in role ops
 
@@ -81,19 +81,19 @@ async def test_resolution_order_named_personal_shared_then_elicitation(tmp_path:
         with pytest.raises(InvalidArgument) as ambiguous:
             await env.broker.resolve(me, remote, None)
         assert ambiguous.value.data["accounts"] == ["dev-bot", "ops-bot"]
-        assert (await env.broker.resolve(me, remote, "ops-bot")).secret == "OPS"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, "ops-bot")).credentials.secret == "OPS"  # type: ignore[union-attr]
 
         await put(service="remote", name="default", kind="api_key", secrets={"api_key": "OPS-DEFAULT"}, role="ops")
         await put(service="remote", name="default", kind="api_key", secrets={"api_key": "DEV-DEFAULT"}, role="dev")
         # same name in two roles: the caller's first role wins, deterministically
-        assert (await env.broker.resolve(me, remote, None)).secret == "DEV-DEFAULT"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, None)).credentials.secret == "DEV-DEFAULT"  # type: ignore[union-attr]
 
         await put(service="remote", name="work", kind="api_key", secrets={"api_key": "MINE"}, user_id=user)
         found = await env.broker.resolve(me, remote, None)
-        assert found is not None and found.secret == "MINE" and found.extra["owner"] == "personal"
+        assert found is not None and found.credentials.secret == "MINE" and found.account.shared_by_role is None
         # a named account: the personal one first, then a shared one of that name
-        assert (await env.broker.resolve(me, remote, "work")).secret == "MINE"  # type: ignore[union-attr]
-        assert (await env.broker.resolve(me, remote, "dev-bot")).secret == "DEV"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, "work")).credentials.secret == "MINE"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, "dev-bot")).credentials.secret == "DEV"  # type: ignore[union-attr]
         with pytest.raises(ConnectRequired) as missing:
             await env.broker.resolve(me, remote, "personal")
         assert "'personal'" in missing.value.message
@@ -102,7 +102,7 @@ async def test_resolution_order_named_personal_shared_then_elicitation(tmp_path:
         with pytest.raises(InvalidArgument, match="personal, work"):
             await env.broker.resolve(me, remote, None)
         await put(service="remote", name="default", kind="api_key", secrets={"api_key": "MINE3"}, user_id=user)
-        assert (await env.broker.resolve(me, remote, None)).secret == "MINE3"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, None)).credentials.secret == "MINE3"  # type: ignore[union-attr]
         with pytest.raises(InvalidArgument, match="invalid account name"):
             await env.broker.resolve(me, remote, "Bad Name")
 
@@ -126,7 +126,7 @@ async def test_tampered_rows_are_detected_in_the_database(tmp_path: Path, databa
         await set_row("one", ciphertext=bytes(flipped))
         with pytest.raises(TamperedRecord):
             await env.broker.resolve(me, remote, "one")
-        assert (await env.broker.resolve(me, remote, "two")).secret == "KEY-two"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(me, remote, "two")).credentials.secret == "KEY-two"  # type: ignore[union-attr]
 
         # swap the two records' ciphertexts and wrapped keys
         await set_row("one", ciphertext=rows["two"].ciphertext, wrapped_key=rows["two"].wrapped_key)

@@ -14,7 +14,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 
 from mcpist.errors import ConnectRequired
-from mcpist.modules.api import Account, Caller, Module
+from mcpist.modules.api import Account, AccountChoice, Caller, Module, ResolvedAccount
+from mcpist.testing import FakeCredentials
 from support import BASE, SseOpened, http_client, new_token, runtime, served, sse_watch
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +32,7 @@ class SwitchableAccounts:
     def connect(self) -> None:
         self.connected = True
 
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None:
         if not self.connected:
             raise ConnectRequired(
                 f"connect your {module.name} account to continue",
@@ -39,7 +40,10 @@ class SwitchableAccounts:
                 connect_url=CONNECT_URL,
                 elicitation_id="el-1",
             )
-        return Account(service=module.name, name=account or "default", secret="s3cr3t")
+        return ResolvedAccount(Account(service=module.name, name=account or "default"), FakeCredentials("s3cr3t"))
+
+    async def usable(self, caller: Caller, module: Module) -> AccountChoice:
+        return AccountChoice(("default",) if self.connected else (), "default" if self.connected else None)
 
 
 async def test_2025_11_25_gets_32042_then_elicitation_complete(tmp_path: Path) -> None:

@@ -19,17 +19,21 @@ from mcpist.config import load_settings
 from mcpist.errors import ConfigError, ConnectRequired
 from mcpist.modules import (
     Account,
+    AccountChoice,
     ApiKeyAuth,
     Caller,
     InvalidArgument,
     Module,
     NotFound,
+    OAuth2Auth,
+    ResolvedAccount,
     ToolContext,
     Unauthenticated,
     Unavailable,
 )
 from mcpist.modules.registry import Registry
 from mcpist.runtime import start_runtime
+from mcpist.testing import FakeCredentials
 
 EXAMPLE_SRC = Path(__file__).resolve().parents[1] / "examples" / "mcpist-weather" / "src"
 
@@ -401,9 +405,12 @@ class OneAccount:
         self.secret = secret
         self.asked: list[tuple[str, str, str | None]] = []
 
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None:
         self.asked.append((caller.user_id, module.name, account))
-        return Account(service="weather", name=account or "personal", secret=self.secret)
+        return ResolvedAccount(Account(service="weather", name=account or "personal"), FakeCredentials(self.secret))
+
+    async def usable(self, caller: Caller, module: Module) -> AccountChoice:
+        return AccountChoice(("personal",), "personal")
 
 
 def weather_api(seen: list[httpx.Request]) -> httpx.MockTransport:
@@ -434,8 +441,8 @@ def test_the_example_package_loads_through_its_entry_point(weather: None) -> Non
     module = registry.module("weather")
     assert module is not None
     assert Path(sys.modules["mcpist_weather"].__file__ or "").is_relative_to(EXAMPLE_SRC)
-    assert sorted(module.tools) == ["current", "forecast"]
-    assert isinstance(module.auth, ApiKeyAuth)
+    assert isinstance(module.auth, OAuth2Auth)
+    assert sorted(module.tools) == ["current", "forecast", "stations"]
 
 
 @pytest.mark.anyio
@@ -447,9 +454,12 @@ async def test_the_example_tools_run_through_the_runtime(weather: None, tmp_path
     settings = load_settings(data_dir=tmp_path)
     registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
     seen: list[httpx.Request] = []
-    async with start_runtime(settings, registry) as rt, httpx.AsyncClient(transport=weather_api(seen)) as http:
-        rt.http = http
+    async with start_runtime(settings, registry) as rt:
+        rt.transport = weather_api(seen)
         caller = Caller(user_id=rt.owner.id)  # the owner's roles allow every tool
+        with pytest.raises(Unauthenticated, match="register weather's OAuth app"):
+            await rt.execute(caller, "weather", "current", {"city": "Oslo"})
+        await rt.accounts.apps.put("weather", "client-1", "secret-1")  # type: ignore[attr-defined]
         with pytest.raises(ConnectRequired, match="not connected") as asked:
             await rt.execute(caller, "weather", "current", {"city": "Oslo"})
         assert "/connect/weather?" in asked.value.connect_url
@@ -469,7 +479,7 @@ async def test_the_example_tools_run_through_the_runtime(weather: None, tmp_path
         assert caught.value.data["errors"][0]["field"] == "days"
 
         rt.accounts = OneAccount("revoked")
-        with pytest.raises(Unauthenticated, match="refused account 'personal'"):
+        with pytest.raises(Unauthenticated, match="refused the test account"):
             await rt.execute(caller, "weather", "current", {"city": "Oslo"})
 
         with pytest.raises(NotFound, match="unknown tool 'hourly'"):
@@ -488,15 +498,13 @@ async def test_the_example_settings_are_checked_at_start(weather: None, tmp_path
 @pytest.mark.anyio
 async def test_an_unreachable_upstream_is_unavailable(weather: None, tmp_path: Path) -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectTimeout("timed out", request=request)
+        raise httpx.ConnectError("refused", request=request)
 
     settings = load_settings(data_dir=tmp_path, modules={"enabled": ["weather"]})
     registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
-    async with (
-        start_runtime(settings, registry) as rt,
-        httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as http,
-    ):
-        rt.http, rt.accounts = http, OneAccount("wk-1")
-        with pytest.raises(Unavailable, match="cannot be reached: ConnectTimeout") as caught:
+    async with start_runtime(settings, registry) as rt:
+        rt.transport, rt.accounts = httpx.MockTransport(refuse), OneAccount("wk-1")
+        rt.settings = rt.settings.model_copy(update={"call_timeout_s": 30})
+        with pytest.raises(Unavailable, match="weather cannot be reached: ConnectError") as caught:
             await rt.execute(Caller(user_id=rt.owner.id), "weather", "current", {"city": "Oslo"})
-    assert caught.value.data == {"url": "https://weather.example.com/v1/current"}
+    assert caught.value.data["service"] == "weather"

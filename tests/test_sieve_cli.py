@@ -8,25 +8,25 @@ import pytest
 
 from mcpist.errors import InvalidArgument, NotFound
 from mcpist.modules.api import Caller
+from mcpist.modules.registry import Registry
 from mcpist.sieve.cli import (
     create_role,
-    create_token,
     format_events,
     format_roles,
     grant_role,
-    installed_registry,
     list_roles,
     list_security_events,
     read_only_allows,
     token_roles_by_token,
 )
+from sieve_support import create_token
 from support import runtime
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_role_commands_validate_against_installed_modules_and_print(tmp_path: Path) -> None:
-    registry = installed_registry()
+    registry = Registry.from_entry_points()
     assert "context" in registry
     async with runtime(tmp_path) as rt:
         allow = read_only_allows(["context.start_session"], ["context"])
@@ -61,3 +61,15 @@ async def test_role_commands_validate_against_installed_modules_and_print(tmp_pa
         lines = format_events(await list_security_events(rt.engine)).splitlines()
         assert lines[0].split() == ["TIME", "(UTC)", "KIND", "VIA", "USER", "TOKEN", "TOOL"]
         assert lines[1].split()[2:] == ["hidden_tool_call", "call", rt.owner.email, "ci", "demo.echo"]
+
+
+async def test_a_role_may_name_a_disabled_module_which_is_never_imported(tmp_path: Path) -> None:
+    enabled = Registry.from_entry_points(disabled=["memory"])
+    assert "memory" not in enabled
+    async with runtime(tmp_path) as rt:
+        role = await create_role(
+            rt.engine, "later", ["memory.search", "context.*"], registry=enabled, unloaded={"memory"}
+        )
+        assert role.allow == ("memory.search", "context.*")
+        with pytest.raises(InvalidArgument, match=r"unknown tool 'nope' of module 'context'"):
+            await create_role(rt.engine, "typo", ["context.nope"], registry=enabled, unloaded={"memory"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from mcpist.errors import InvalidArgument, NotFound
 from mcpist.vault import NoOAuthApp
 from mcpist.vault.cli import add_parsers, read_secret, run
-from vault_support import CLIENT_ID, Env, add_user, browser_connect, fast_settings, vault_env, web_client
+from vault_support import CLIENT_ID, Env, add_user, admin_of, browser_connect, vault_env, web_client
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
 
 async def cli(env: Env, *argv: str, stdin: str = "") -> str:
     out = io.StringIO()
-    await run(parser().parse_args(list(argv)), env.rt, fast_settings(), io.StringIO(stdin), out)
+    await run(parser().parse_args(list(argv)), admin_of(env), io.StringIO(stdin), out)
     return out.getvalue()
 
 
@@ -55,7 +56,7 @@ async def test_accounts_from_the_command_line_never_show_secrets(tmp_path: Path)
 
         listing = await cli(env, "account", "list")
         lines = listing.splitlines()
-        assert lines[0].split() == ["ACCOUNT", "OWNER", "KIND", "STATUS", "EXPIRES"]
+        assert lines[0].split() == ["ACCOUNT", "OWNER", "KIND", "STATUS", "EXPIRES", "(UTC)", "FIELDS"]
         assert any(line.startswith("gh:work") and "oauth2" in line and "connected" in line for line in lines)
         assert any(line.startswith("remote:team") and "role:dev" in line for line in lines)
         assert not any("b@example.com" in line for line in lines)  # another user's account
@@ -103,3 +104,37 @@ def test_read_secret_takes_one_line() -> None:
 def test_token_stdin_is_required_so_no_secret_lands_in_shell_history() -> None:
     with pytest.raises(SystemExit):
         parser().parse_args(["account", "add", "remote"])
+
+
+async def test_account_fields_are_set_checked_and_used_for_the_credential(tmp_path: Path) -> None:
+    async with vault_env(tmp_path, register_app=False) as env:
+        with pytest.raises(InvalidArgument, match=r"atl accounts need site \(--set site=\.\.\.\)"):
+            await cli(env, "account", "add", "atl", "--token-stdin", stdin="K")
+        with pytest.raises(InvalidArgument, match="atl accounts have no field 'colour'; fields: email, site"):
+            await cli(
+                env, "account", "add", "atl", "--set", "site=https://a.test", "--set", "colour=red", "--token-stdin"
+            )
+        with pytest.raises(InvalidArgument, match="field 'site' must match"):
+            await cli(env, "account", "add", "atl", "--set", "site=ftp://a.test", "--token-stdin", stdin="K")
+        with pytest.raises(InvalidArgument, match="--set takes NAME=VALUE"):
+            await cli(env, "account", "add", "atl", "--set", "site", "--token-stdin", stdin="K")
+        out = await cli(
+            env,
+            "account", "add", "atl", "--name", "cloud",
+            "--set", "site=https://acme.atl.test", "--set", "email=me@acme.test",
+            "--token-stdin", stdin="API-TOKEN",
+        )  # fmt: skip
+        assert "atl:cloud" in out and "API-TOKEN" not in out
+        await cli(
+            env, "account", "add", "atl", "--name", "dc", "--set", "site=https://dc.test", "--token-stdin", stdin="PAT"
+        )
+        atl = env.module("atl")
+        cloud = await env.broker.resolve(env.owner, atl, "cloud")
+        dc = await env.broker.resolve(env.owner, atl, "dc")
+        assert cloud is not None and dc is not None
+        assert cloud.account.fields == {"email": "me@acme.test", "site": "https://acme.atl.test"}
+        basic = base64.b64encode(b"me@acme.test:API-TOKEN").decode()
+        assert (await cloud.credentials.current()).headers == {"Authorization": f"Basic {basic}"}
+        assert (await dc.credentials.current()).headers == {"Authorization": "Bearer PAT"}
+        listing = await cli(env, "account", "list")
+        assert "site=https://acme.atl.test" in listing and "API-TOKEN" not in listing

@@ -26,6 +26,7 @@ def test_public_names_are_pinned() -> None:
         "AccountInfo",
         "KeySource",
         "Keyring",
+        "MIGRATIONS",
         "MissingKey",
         "NoOAuthApp",
         "OAuthApp",

@@ -22,6 +22,7 @@ from support import mcp_client
 from vault_support import (
     CLIENT_ID,
     add_user,
+    admin_of,
     browser_connect,
     dump_database,
     fast_settings,
@@ -79,9 +80,9 @@ async def test_no_secret_in_the_database_or_the_logs(tmp_path: Path, database_ur
             settings = fast_settings()
             me = env.owner
             # an admin registers the OAuth app; keys added from the CLI, for a user and for a role
-            await app_register(env.rt, settings, "gh", CLIENT_ID, env.provider.client_secret)
-            await account_add(env.rt, settings, "remote", API_KEY, name="cli")
-            await account_add(env.rt, settings, "remote", SHARED_KEY, name="team", role="dev")
+            await app_register(admin_of(env), "gh", CLIENT_ID, env.provider.client_secret)
+            await account_add(admin_of(env), "remote", API_KEY, name="cli")
+            await account_add(admin_of(env), "remote", SHARED_KEY, name="team", role="dev")
             other = await add_user(env.rt.engine, "other@example.com")
 
             async with mcp_client(env.rt) as client:
@@ -143,8 +144,8 @@ async def test_no_secret_in_the_database_or_the_logs(tmp_path: Path, database_ur
             errors.append("".join(traceback.format_exception(tampered.value)))
             report = await rotate_key(env.rt.engine, tmp_path, settings)
             assert report.remaining == {}
-            outputs.append(format_accounts(await account_list(env.rt, settings, everyone=True)))
-            outputs.append(repr(await account_list(env.rt, settings, everyone=True)))
+            outputs.append(format_accounts(await account_list(admin_of(env), everyone=True)))
+            outputs.append(repr(await account_list(admin_of(env), everyone=True)))
             outputs.append(repr(env.broker.keys.keyring()))
 
             database = await dump_database(env.rt.engine)
@@ -176,11 +177,17 @@ async def test_no_secret_in_the_database_or_the_logs(tmp_path: Path, database_ur
 
 
 def test_account_repr_hides_the_secret() -> None:
-    from mcpist.modules.api import Account
+    from mcpist.modules.api import Account, ApiKeyAuth, ResolvedAccount
+    from mcpist.vault.credentials import VaultCredentials
     from mcpist.vault.oauth import TokenResponse
 
-    assert API_KEY not in repr(Account("s", "n", API_KEY))
+    async def never(*args: object) -> None:
+        raise AssertionError("not called")
+
+    credentials = VaultCredentials(ApiKeyAuth(), API_KEY, {}, refresh=never, rejected=never)  # type: ignore[arg-type]
+    assert API_KEY not in repr(credentials)
+    assert API_KEY not in repr(ResolvedAccount(Account("s", "n"), credentials))
     assert API_KEY not in repr(TokenResponse(API_KEY, API_KEY, None, None))
     out = io.StringIO()
-    print(Account("s", "n", API_KEY), file=out)
+    print(ResolvedAccount(Account("s", "n"), credentials), credentials, file=out)
     assert API_KEY not in out.getvalue()

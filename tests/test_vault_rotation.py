@@ -51,7 +51,7 @@ async def test_rotation_while_serving_rewraps_everything_and_the_server_follows(
                 for i in range(12):
                     account = await env.broker.resolve(env.owner, remote, f"k{i}")
                     assert account is not None
-                    served.append(account.secret)
+                    served.append(account.credentials.secret)
                 for i in range(3):
                     await env.broker.resolve(env.owner, gh, f"o{i}")  # refreshes write new rows meanwhile
                 await anyio.lowlevel.checkpoint()
@@ -70,7 +70,7 @@ async def test_rotation_while_serving_rewraps_everything_and_the_server_follows(
         assert set(usage) == {report.active_id}
 
         # the server follows the new key for reading and writing
-        assert (await env.broker.resolve(env.owner, remote, "k3")).secret == "KEY-3"  # type: ignore[union-attr]
+        assert (await env.broker.resolve(env.owner, remote, "k3")).credentials.secret == "KEY-3"  # type: ignore[union-attr]
         await env.broker.accounts.put(
             service="remote", name="new", kind="api_key", secrets={"api_key": "NEW"}, user_id=env.owner.user_id
         )
@@ -101,7 +101,7 @@ async def test_an_interrupted_rotation_is_finished_by_running_again(tmp_path: Pa
         assert len(usage) == 2 and usage[cli_keys.keyring().active_id] == 3
         # half-rotated: the server reads both
         for i in range(8):
-            assert (await env.broker.resolve(env.owner, env.module("remote"), f"k{i}")).secret == f"KEY-{i}"  # type: ignore[union-attr]
+            assert (await env.broker.resolve(env.owner, env.module("remote"), f"k{i}")).credentials.secret == f"KEY-{i}"  # type: ignore[union-attr]
         report = await rewrap_all(env.rt.engine, cli_keys)
         assert report.rewrapped == 12 - 3 and report.remaining == {}  # 8 keys, 3 OAuth accounts, 1 app
         again = await rewrap_all(env.rt.engine, cli_keys)
@@ -134,7 +134,7 @@ async def test_a_missing_key_loses_nothing(tmp_path: Path) -> None:
         with pytest.raises(MissingKey):
             await rewrap_all(env.rt.engine, KeySource(stranger, tmp_path))
         account = await env.broker.resolve(env.owner, env.module("remote"), "k0")
-        assert account is not None and account.secret == "KEY-0"
+        assert account is not None and account.credentials.secret == "KEY-0"
 
 
 async def test_rewrap_refuses_a_tampered_wrapped_key(tmp_path: Path) -> None:

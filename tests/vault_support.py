@@ -22,11 +22,21 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from demo_module import demo, remote
-from mcpist.modules.api import Caller, Module, OAuth2Auth, ToolContext
+from mcpist.modules.api import (
+    URL_PATTERN,
+    AccountField,
+    ApiKeyAuth,
+    Caller,
+    Module,
+    OAuth2Auth,
+    ServiceSettings,
+    ToolContext,
+)
 from mcpist.runtime import Runtime
 from mcpist.storage.tables import users
 from mcpist.vault import TokenBroker, VaultSettings, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
+from mcpist.vault.cli import VaultAdmin
 from mcpist.web.app import create_app
 from support import BASE, runtime
 from support import served as support_served
@@ -34,11 +44,39 @@ from support import served as support_served
 PROVIDER = "https://provider.test"
 CLIENT_ID = "mcpist-client-1"
 
+API = "https://api.gh.test"
+
+
+class GhSettings(ServiceSettings):
+    base_url: str = API
+
+
 gh = Module(
     "gh",
     summary="An OAuth test service",
+    settings=GhSettings,
     auth=OAuth2Auth(authorize_url=f"{PROVIDER}/authorize", token_url=f"{PROVIDER}/token", scopes=("repo", "user")),
 )
+
+
+atl = Module(
+    "atl",
+    summary="A service whose accounts name their site",
+    auth=ApiKeyAuth(basic_user_field="email"),
+    account_fields=[
+        AccountField(
+            "site", "the site's root URL, e.g. https://acme.atlassian.net", required=True, pattern=URL_PATTERN
+        ),
+        AccountField("email", "the account's email, for API tokens (HTTP Basic)"),
+    ],
+)
+
+
+@atl.tool(read_only=True)
+async def site(ctx: ToolContext[Any]) -> dict[str, Any]:
+    """Name the site of the account used."""
+    assert ctx.account is not None
+    return {"site": ctx.account.fields["site"]}
 
 
 def fingerprint(secret: str) -> str:
@@ -46,10 +84,12 @@ def fingerprint(secret: str) -> str:
 
 
 @gh.tool(read_only=True)
-async def whoami(ctx: ToolContext[Any]) -> dict[str, Any]:
-    """Name the account used and a fingerprint of its token."""
+async def whoami(ctx: ToolContext[GhSettings]) -> dict[str, Any]:
+    """Name the account used and the fingerprint of the token the upstream saw (the tool never sees it)."""
     assert ctx.account is not None
-    return {"account": ctx.account.name, "owner": ctx.account.extra["owner"], "token": fingerprint(ctx.account.secret)}
+    body = await ctx.http.get_json("/user")
+    owner = "shared" if ctx.account.shared_by_role else "personal"
+    return {"account": ctx.account.name, "owner": owner, "token": body["token"]}
 
 
 def fast_settings(**overrides: Any) -> VaultSettings:
@@ -74,6 +114,9 @@ class FakeProvider:
     """Answers for the next token requests: an HTTP status, or None for a network error."""
     gate: anyio.Event | None = None
     refresh_started: anyio.Event = field(default_factory=anyio.Event)
+    refused: set[str] = field(default_factory=set)
+    """Access tokens the service's API answers 401 for (revoked, say)."""
+    refuse_all: bool = False
 
     @property
     def refreshes(self) -> int:
@@ -97,6 +140,14 @@ class FakeProvider:
         code = "CODE-" + secrets.token_hex(8)
         self.codes[code] = {"challenge": q["code_challenge"], "redirect_uri": q["redirect_uri"]}
         return f"{q['redirect_uri']}?{urlencode({'code': code, 'state': q['state']})}"
+
+    def api(self, request: httpx.Request) -> httpx.Response:
+        """The service's API (`GET /user`): 401 for a token in `refused`, else the token's fingerprint."""
+        assert request.method == "GET" and str(request.url) == f"{API}/user"
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme != "Bearer" or not token or token in self.refused or self.refuse_all:
+            return httpx.Response(401, json={"message": "Bad credentials"})
+        return httpx.Response(200, json={"token": fingerprint(token)})
 
     async def handler(self, request: httpx.Request) -> httpx.Response:
         assert request.method == "POST" and str(request.url) == f"{PROVIDER}/token"
@@ -201,11 +252,20 @@ async def vault_env(
 ) -> AsyncIterator[Env]:
     provider = provider or FakeProvider()
     async with (
-        runtime(data_dir, [demo, remote, gh], database_url=database_url) as rt,
+        runtime(data_dir, [demo, remote, gh, atl], database_url=database_url) as rt,
         provider_client(provider) as http,
     ):
-        broker = broker_for(rt, settings or fast_settings(), roles_of=roles_of, http=http)
+        broker = broker_for(
+            engine=rt.engine,
+            data_dir=rt.settings.data_dir,
+            services=rt.registry,
+            http=http,
+            base_url=rt.settings.base_url,
+            settings=settings or fast_settings(),
+            roles_of=roles_of,
+        )
         rt.accounts = broker
+        rt.transport = httpx.MockTransport(provider.api)
         if register_app:
             await broker.apps.put("gh", CLIENT_ID, provider.client_secret)
         yield Env(rt, broker, provider, http)
@@ -216,7 +276,7 @@ async def web_client(env: Env, token: str | None = None, **routes: Any) -> Async
     """An HTTP client for the app with the connect routes mounted (as the lead mounts them)."""
     app = create_app(env.rt)
     # ahead of the routes create_app mounts, so a test's `session_user` hook takes effect
-    app.router.routes[:0] = connect_routes(env.rt, env.broker, **routes)
+    app.router.routes[:0] = connect_routes(env.broker, on_connected=env.rt.elicitations.complete, **routes)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         app.router.lifespan_context(app),
@@ -231,7 +291,7 @@ async def web_client(env: Env, token: str | None = None, **routes: Any) -> Async
 async def served(env: Env, **routes: Any) -> AsyncIterator[str]:
     """`support.served` with the connect routes built by the test (e.g. its `session_user`); yields
     the base URL."""
-    async with support_served(env.rt, connect_routes(env.rt, env.broker, **routes)):
+    async with support_served(env.rt, connect_routes(env.broker, on_connected=env.rt.elicitations.complete, **routes)):
         # the port is known only now; connect URLs are made per call, after this
         env.broker.connector.base_url = env.rt.settings.base_url
         yield env.rt.settings.base_url
@@ -267,3 +327,8 @@ async def dump_database(engine: AsyncEngine) -> bytes:
             for row in await conn.execute(sa.text(f'SELECT * FROM "{name}"')):
                 chunks += [column_bytes(v) for v in row]
     return b"\n".join(chunks)
+
+
+def admin_of(env: Env) -> VaultAdmin:
+    """What the account, app and vault commands act through, for this environment's owner."""
+    return VaultAdmin(env.broker, env.rt.owner.id, env.rt.settings.data_dir)

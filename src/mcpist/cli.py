@@ -20,10 +20,12 @@ from mcpist.errors import ConfigError, MCPistError, NotFound
 from mcpist.vault import cli as vault_cli
 
 if TYPE_CHECKING:
+    from mcpist.modules.api import CommandSpec, Module
     from mcpist.runtime import Runtime
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
+CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", *vault_cli.COMMANDS, "modules")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +35,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mcpist", description="A self-hosted MCP server for Personal Context Management."
+        prog="mcpist",
+        description="A self-hosted MCP server for Personal Context Management.",
+        epilog="Modules add commands of their own: mcpist MODULE COMMAND ... (e.g. mcpist memory reembed); "
+        "`mcpist MODULE --help` lists them.",
     )
     parser.add_argument("--version", action="version", version=f"mcpist {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -104,23 +109,6 @@ def build_parser() -> argparse.ArgumentParser:
     events.add_argument("--limit", type=int, default=100)
 
     vault_cli.add_parsers(sub, _common)
-
-    memory = sub.add_parser("memory", help="maintain the memory module: re-embed, export, import")
-    memory_sub = memory.add_subparsers(dest="memory_command", required=True, metavar="ACTION")
-    reembed = memory_sub.add_parser("reembed", help="embed memos again with the configured model")
-    _common(reembed)
-    reembed.add_argument("--all", action="store_true", help="every memo, not only those of another model")
-    export = memory_sub.add_parser("export", help="write a namespace as JSONL")
-    _common(export)
-    export.add_argument("--namespace", required=True)
-    export.add_argument("--user", metavar="EMAIL", help="whose memos (default: the owner)")
-    export.add_argument("--output", type=Path, help="file to write (default: stdout)")
-    export.add_argument("--with-embeddings", action="store_true")
-    imp = memory_sub.add_parser("import", help="read a namespace from JSONL")
-    _common(imp)
-    imp.add_argument("file", type=Path)
-    imp.add_argument("--namespace", help="import into this namespace instead of the file's")
-    imp.add_argument("--user", metavar="EMAIL", help="whose memos (default: the owner)")
 
     modules = sub.add_parser("modules", help="list modules and tools with the size of each schema")
     _common(modules)
@@ -215,9 +203,11 @@ async def _with_store(settings: Settings, action: Callable[[Any, Any], Awaitable
 
 async def _token(args: argparse.Namespace, settings: Settings) -> None:
     async def create(store: Any, runtime: Any) -> None:
-        from mcpist.sieve.cli import create_token
+        from mcpist.sieve.cli import prepare_token
 
-        info, token = await create_token(runtime.engine, args.name, email=args.user, roles=args.role)
+        # the sieve checks the user and roles; the token and its narrowing then commit together
+        new = await prepare_token(runtime.engine, email=args.user, roles=args.role)
+        info, token = await store.create(args.name, new.user_id, then=new.narrow)
         print(f"Created API token {info.name!r} for {info.email}. It is shown only now; store it safely:")
         print(token)
 
@@ -248,8 +238,12 @@ async def _role(args: argparse.Namespace, settings: Settings) -> None:
         command = args.role_command
         if command == "create":
             allow = roles.read_only_allows(args.allow, args.allow_read)
+            from mcpist.modules.registry import Registry
+
+            # patterns are checked against the enabled modules; disabled ones are named, never imported
+            unloaded = set(Registry.installed_names()) - set(runtime.registry.names())
             role = await roles.create_role(
-                engine, args.name, allow, args.deny, args.description, registry=roles.installed_registry()
+                engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
             )
             print(f"Created role {role.name!r}.")
         elif command == "list":
@@ -299,79 +293,13 @@ async def _events(args: argparse.Namespace, settings: Settings) -> None:
         print(roles.format_events(await roles.list_security_events(runtime.engine, args.limit)))
 
 
-def _progress_bar(description: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A progress(done, total) callback drawing a bar on stderr, and a function closing it."""
-    from tqdm import tqdm
-
-    bar = tqdm(desc=description, unit="memo", file=sys.stderr, disable=None)
-
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return progress, bar.close
-
-
-async def _memory(args: argparse.Namespace, settings: Settings) -> None:
-    import sqlalchemy as sa
-
-    from mcpist.modules.memory import admin
-    from mcpist.storage.tables import users
-
-    async with _admin(settings) as runtime:
-        if "memory" not in runtime.registry:
-            raise ConfigError("the memory module is not enabled (modules.enabled / modules.disabled)")
-        module_settings: Any = runtime.module_settings["memory"]
-        owner_id = runtime.owner.id
-        if getattr(args, "user", None):
-            async with runtime.engine.connect() as conn:
-                found = (await conn.execute(sa.select(users.c.id).where(users.c.email == args.user))).scalar()
-            if found is None:
-                raise NotFound(f"no user with email {args.user!r}")
-            owner_id = found
-        progress, done = _progress_bar(f"memory {args.memory_command}")
-        try:
-            if args.memory_command == "reembed":
-                count = await admin.reembed(runtime.engine, module_settings, all_memos=args.all, progress=progress)
-                message = f"Re-embedded {count} memos. Restart a running server to load the new model."
-            elif args.memory_command == "export":
-                out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
-                try:
-                    count = await admin.export_namespace(
-                        runtime.engine,
-                        module_settings,
-                        owner_id=owner_id,
-                        namespace=args.namespace,
-                        out=out,
-                        include_embeddings=args.with_embeddings,
-                        progress=progress,
-                    )
-                finally:
-                    if args.output:
-                        out.close()
-                message = f"Exported {count} memos of namespace {args.namespace!r}."
-            else:
-                with args.file.open(encoding="utf-8") as src:
-                    report = await admin.import_namespace(
-                        runtime.engine,
-                        module_settings,
-                        owner_id=owner_id,
-                        src=src,
-                        namespace=args.namespace,
-                        progress=progress,
-                    )
-                message = (
-                    f"Imported {report.created} new and {report.updated} updated memos, {report.relations} relations."
-                )
-        finally:
-            done()
-        print(message, file=sys.stderr if args.memory_command == "export" and not args.output else sys.stdout)
-
-
 async def _vault(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.vault.broker import TokenBroker
+
     async with _admin(settings) as runtime:
-        await vault_cli.run(args, runtime, settings.vault, sys.stdin, sys.stdout)
+        assert isinstance(runtime.accounts, TokenBroker)
+        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir)
+        await vault_cli.run(args, admin, sys.stdin, sys.stdout)
 
 
 def _modules(args: argparse.Namespace, settings: Settings) -> None:
@@ -402,31 +330,119 @@ def approx_tokens(n_bytes: int) -> int:
     return (n_bytes + 3) // 4
 
 
+def _module_command_name(argv: Sequence[str]) -> str | None:
+    """The module named first on the command line, if the first word is not one of the core's commands."""
+    words = [a for a in argv if not a.startswith("-")]
+    if not words or words[0] in CORE_COMMANDS:
+        return None
+    return words[0]
+
+
+def _module_parser(module: Module) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"mcpist {module.name}", description=module.summary)
+    sub = parser.add_subparsers(dest="module_command", required=True, metavar="COMMAND")
+    for spec in module.commands.values():
+        command = sub.add_parser(spec.name, help=spec.help, description=spec.help)
+        _common(command)
+        if spec.arguments is not None:
+            spec.arguments(command)
+    return parser
+
+
+async def _run_module_command(
+    module: Module, spec: CommandSpec, args: argparse.Namespace, settings: Settings
+) -> int | None:
+    import sqlalchemy as sa
+
+    from mcpist.modules.api import CommandContext
+    from mcpist.storage.tables import users
+
+    async with _admin(settings) as runtime:
+        engine = runtime.engine
+
+        async def user_id(email: str) -> str:
+            async with engine.connect() as conn:
+                found = (await conn.execute(sa.select(users.c.id).where(users.c.email == email))).scalar()
+            if found is None:
+                raise NotFound(f"no user with email {email!r}", {"field": "user"})
+            return str(found)
+
+        ctx: CommandContext[Any] = CommandContext(
+            engine=engine,
+            settings=runtime.module_settings[module.name],
+            data_dir=settings.data_dir,
+            logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+            owner_id=runtime.owner.id,
+            user_id=user_id,
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+        )
+        return await spec.fn(ctx, args)
+
+
+def _module_command(name: str, argv: Sequence[str]) -> int:
+    """`mcpist MODULE COMMAND ...`: only the enabled modules are imported, and only to find the command."""
+    from mcpist.modules.registry import Registry
+
+    pre = argparse.ArgumentParser(add_help=False)
+    _common(pre)
+    known, _ = pre.parse_known_args(argv)
+    settings = load_settings(known.config, data_dir=known.data_dir)
+    _setup_logging(settings)
+    registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
+    module = registry.module(name)
+    if module is None or not module.commands:
+        with_commands = sorted(m.name for m in registry if m.commands)
+        build_parser().error(
+            f"unknown command {name!r}; commands: {', '.join(CORE_COMMANDS)}"
+            + (f"; modules with commands: {', '.join(with_commands)}" if with_commands else "")
+        )
+    assert module is not None
+    words = list(argv)
+    words.remove(name)
+    args = _module_parser(module).parse_args(words)
+    settings = load_settings(args.config, data_dir=args.data_dir)
+    code = asyncio.run(_run_module_command(module, module.commands[args.module_command], args, settings))
+    return code or 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     # the database and key files hold secrets: nobody else may read what this process creates
     os.umask(0o077)
+    module_name = _module_command_name(argv)
+    if module_name is not None:
+        return _guarded(lambda: _module_command(module_name, argv))
+    args = build_parser().parse_args(argv)
+    return _guarded(lambda: _core_command(args))
+
+
+def _core_command(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _setup_logging(settings)
+    if args.command == "serve":
+        asyncio.run(_serve(settings))
+    elif args.command == "stdio":
+        asyncio.run(_stdio(settings))
+    elif args.command == "token":
+        asyncio.run(_token(args, settings))
+    elif args.command == "role":
+        asyncio.run(_role(args, settings))
+    elif args.command == "user":
+        asyncio.run(_user(args, settings))
+    elif args.command == "events":
+        asyncio.run(_events(args, settings))
+    elif args.command in vault_cli.COMMANDS:
+        asyncio.run(_vault(args, settings))
+    elif args.command == "modules":
+        _modules(args, settings)
+    return 0
+
+
+def _guarded(run: Callable[[], int]) -> int:
     try:
-        settings = _settings(args)
-        _setup_logging(settings)
-        if args.command == "serve":
-            asyncio.run(_serve(settings))
-        elif args.command == "stdio":
-            asyncio.run(_stdio(settings))
-        elif args.command == "token":
-            asyncio.run(_token(args, settings))
-        elif args.command == "role":
-            asyncio.run(_role(args, settings))
-        elif args.command == "user":
-            asyncio.run(_user(args, settings))
-        elif args.command == "events":
-            asyncio.run(_events(args, settings))
-        elif args.command == "memory":
-            asyncio.run(_memory(args, settings))
-        elif args.command in vault_cli.COMMANDS:
-            asyncio.run(_vault(args, settings))
-        elif args.command == "modules":
-            _modules(args, settings)
+        return run()
     except ConfigError as exc:
         print(f"mcpist: configuration error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -439,7 +455,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ stable code, a message for people and structured data for programs::
     │   └── ConnectRequired                     the user must connect an account (URL elicitation)
     ├── Unavailable          UNAVAILABLE        upstream or dependency down
     ├── DeadlineExceeded     DEADLINE_EXCEEDED  a timeout ran out
-    └── Internal             INTERNAL           a bug; carries a request id
+    ├── Internal             INTERNAL           a bug; carries a request id
+    └── ConfigError          INVALID_ARGUMENT   a setting is missing or wrong; stops the start
 
-Only the protocol and web layers turn these into responses.
+Only the protocol and web layers turn these into responses (the CLI prints a ConfigError and exits 2).
 """
 
 from __future__ import annotations
@@ -75,10 +76,12 @@ class Conflict(MCPistError):
     code = "CONFLICT"
 
 
-class ConnectRequired(MCPistError):
-    """An account is missing or needs re-authorisation; the user finishes at `connect_url`."""
-
+class Unauthenticated(MCPistError):
     code = "UNAUTHENTICATED"
+
+
+class ConnectRequired(Unauthenticated):
+    """An account is missing or needs re-authorisation; the user finishes at `connect_url`."""
 
     def __init__(self, message: str, *, service: str, connect_url: str, elicitation_id: str) -> None:
         super().__init__(message, {"service": service, "connect_url": connect_url, "elicitation_id": elicitation_id})
@@ -89,10 +92,6 @@ class ConnectRequired(MCPistError):
 
 class PermissionDenied(MCPistError):
     code = "PERMISSION_DENIED"
-
-
-class Unauthenticated(MCPistError):
-    code = "UNAUTHENTICATED"
 
 
 class Unavailable(MCPistError):
@@ -122,5 +121,10 @@ ERRORS_BY_CODE: dict[str, type[MCPistError]] = {
 }
 
 
-class ConfigError(Exception):
+class ConfigError(MCPistError):
     """A setting is missing or wrong; the message names it. Stops the start."""
+
+    code = "INVALID_ARGUMENT"
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message, data)

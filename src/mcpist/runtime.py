@@ -13,11 +13,12 @@ import os
 import secrets
 import stat
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import parse_qs
 
 import anyio
 import httpx
@@ -27,8 +28,27 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from mcpist import __version__
 from mcpist.config import Settings
 from mcpist.elicitations import PendingElicitations
-from mcpist.errors import ConfigError, DeadlineExceeded, Internal, MCPistError, NotFound, Unauthenticated
-from mcpist.modules.api import Account, Caller, Module, ModuleResources, Sampler, ToolContext
+from mcpist.errors import (
+    ConfigError,
+    DeadlineExceeded,
+    Internal,
+    InvalidArgument,
+    MCPistError,
+    NotFound,
+    Unauthenticated,
+)
+from mcpist.modules.api import (
+    AccountChoice,
+    Caller,
+    ClientChannel,
+    Module,
+    ModuleResources,
+    ResolvedAccount,
+    ResourceSpec,
+    Sampler,
+    ServiceSettings,
+    ToolContext,
+)
 from mcpist.modules.registry import RegisteredTool, Registry
 from mcpist.sieve import (
     HIDDEN_TOOL_CALL,
@@ -40,10 +60,13 @@ from mcpist.sieve import (
     load_access,
     record_security_event,
 )
+from mcpist.sieve import MIGRATIONS as SIEVE_MIGRATIONS
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
 from mcpist.ttlcache import TtlCache
+from mcpist.upstream import ServiceClient
+from mcpist.vault import MIGRATIONS as VAULT_MIGRATIONS
 from mcpist.vault.broker import broker_for
 
 logger = logging.getLogger("mcpist")
@@ -52,19 +75,24 @@ MASTER_KEY_FILE = "master.key"
 
 
 class AccountResolver(Protocol):
-    """Finds the credential a tool call runs with (the token broker plugs in here)."""
+    """Finds the account and credential a tool call runs with (the token broker plugs in here)."""
 
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None: ...
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None: ...
+
+    async def usable(self, caller: Caller, module: Module) -> AccountChoice: ...
 
 
 class NoAccounts:
     """What a runtime resolves with until `start_runtime` installs the token broker: nothing."""
 
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None:
         raise Unauthenticated(
             f"module {module.name!r} needs a connected account and none is connected",
             {"module": module.name, "account": account},
         )
+
+    async def usable(self, caller: Caller, module: Module) -> AccountChoice:
+        return AccountChoice((), None)
 
 
 def ensure_master_key(data_dir: Path) -> Path:
@@ -86,6 +114,7 @@ class Runtime:
     engine: AsyncEngine
     registry: Registry
     http: httpx.AsyncClient
+    """The server's own client (token endpoints, JWKS); modules get `service_client`s instead."""
     owner: User
     owner_created: bool
     accounts: AccountResolver = field(default_factory=NoAccounts)
@@ -93,6 +122,8 @@ class Runtime:
     module_states: dict[str, Any] = field(default_factory=dict)
     version: str = __version__
     elicitations: PendingElicitations = field(default_factory=PendingElicitations)
+    transport: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
+    """The connection pool every module's upstream client shares (each call has its own cookies and auth)."""
 
     sieve: Sieve = field(init=False)
 
@@ -188,19 +219,86 @@ class Runtime:
             await self.record_refusal(principal, module, tool, via)
             raise
 
+    def service_client(self, module: Module, resolved: ResolvedAccount | None = None) -> ServiceClient:
+        """An upstream HTTP client for `module`, bound to `resolved`'s credential when given."""
+        return service_client(
+            module,
+            self.module_settings[module.name],
+            self.transport,
+            resolved,
+            user_agent=f"mcpist/{self.version}",
+        )
+
     def context(
-        self, caller: Caller, module: Module, account: Account | None, sampler: Sampler | None
-    ) -> ToolContext[Any]:
+        self,
+        caller: Caller,
+        module: Module,
+        resolved: ResolvedAccount | None,
+        sampler: Sampler | None = None,
+        channel: ClientChannel | None = None,
+    ) -> ToolContext[Any, Any]:
         return ToolContext(
-            http=self.http,
             settings=self.module_settings[module.name],
-            account=account,
-            logger=logging.getLogger(f"mcpist.modules.{module.name}"),
-            caller=caller,
             state=self.module_states.get(module.name),
             engine=self.engine,
+            caller=caller,
+            logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+            account=resolved.account if resolved is not None else None,
+            http=lambda: self.service_client(module, resolved),
             sampler=sampler,
+            channel=channel,
         )
+
+    def visible_resources(self, principal: Principal) -> list[tuple[Module, ResourceSpec]]:
+        """The resources (templates) whose tool this principal may use."""
+        return [
+            (m, r)
+            for m in self.visible_modules(principal)
+            for r in m.resources.values()
+            if principal.grants.allows(m.name, r.tool)
+        ]
+
+    async def read_resource(
+        self,
+        principal: Principal,
+        uri: str,
+        sampler: Sampler | None = None,
+        channel: ClientChannel | None = None,
+    ) -> tuple[ResourceSpec, str | bytes]:
+        """Read a resource by URI, with the account its tool would use (`?account=NAME` picks one).
+
+        A resource whose tool the principal may not use is answered exactly as an unknown one.
+
+        Raises:
+            NotFound: no resource of a visible module matches.
+            MCPistError: as `execute`.
+        """
+        if len(uri) > 2048:
+            raise InvalidArgument("the resource URI is too long", {"field": "uri"})
+        base, _, query = uri.partition("?")
+        extra = parse_qs(query, keep_blank_values=True)
+        if set(extra) - {"account"} or len(extra.get("account", [])) > 1:
+            raise InvalidArgument("a resource URI takes no query but ?account=NAME", {"field": "uri"})
+        account = extra["account"][0] if "account" in extra else None
+        found = next(
+            ((m, r, v) for m in self.registry for r in m.resources.values() if (v := r.match(base)) is not None),
+            None,
+        )
+        if found is not None:
+            module, spec, variables = found
+            if not principal.grants.allows(module.name, spec.tool):
+                await self.record_refusal(principal, module.name, spec.tool, "resource")
+            else:
+                needs_account = module.tools[spec.tool].needs_account
+                resolved = await self.accounts.resolve(principal.caller, module, account) if needs_account else None
+                ctx = self.context(principal.caller, module, resolved, sampler, channel)
+                value = await self.run_guarded(
+                    f"{module.name} resource", self.settings.call_timeout_s, ctx, lambda: spec.fn(ctx, **variables)
+                )
+                if not isinstance(value, str | bytes):
+                    raise Internal(f"the {module.name} resource reader returned {type(value).__name__}")
+                return spec, value
+        raise NotFound(f"unknown resource {base[:200]!r}", {"uri": base[:200]})
 
     async def execute(
         self,
@@ -212,6 +310,7 @@ class Runtime:
         sampler: Sampler | None = None,
         timeout_s: float | None = None,
         via: Via = "call",
+        channel: ClientChannel | None = None,
     ) -> Any:
         """Validate and run one tool; returns its JSON-ready result.
 
@@ -226,23 +325,83 @@ class Runtime:
         found = await self.authorize(principal, module, tool, via)
         kwargs = found.schema.validate(params)
         resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
-        ctx = self.context(caller, found.module, resolved, sampler)
+        ctx = self.context(caller, found.module, resolved, sampler, channel)
         limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
+        return await self.run_guarded(
+            f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
+        )
+
+    async def run_guarded(
+        self,
+        what: str,
+        limit: float,
+        ctx: ToolContext[Any, Any],
+        work: Callable[[], Awaitable[Any]],
+        dump: Callable[[Any], Any] = lambda value: value,
+    ) -> Any:
+        """Run a module's function under the deadline, closing its HTTP client, with errors normalised.
+
+        Raises:
+            MCPistError: as `execute`.
+        """
         try:
             with anyio.fail_after(limit):
-                value = await found.spec.fn(ctx, **kwargs)
-            return found.schema.dump_output(value)
+                value = await work()
+            return dump(value)
         except TimeoutError:
-            raise DeadlineExceeded(f"{module}.{tool} did not finish within {limit:g} s", {"timeout_s": limit}) from None
+            raise DeadlineExceeded(f"{what} did not finish within {limit:g} s", {"timeout_s": limit}) from None
         except MCPistError:
             raise
         except Exception:
             request_id = uuid.uuid4().hex[:12]
-            logger.exception("tool %s.%s failed unexpectedly (request id %s)", module, tool, request_id)
+            logger.exception("%s failed unexpectedly (request id %s)", what, request_id)
             raise Internal(
-                f"internal error in {module}.{tool}; the server log has details under request id {request_id}",
+                f"internal error in {what}; the server log has details under request id {request_id}",
                 {"request_id": request_id},
             ) from None
+        finally:
+            with anyio.CancelScope(shield=True):
+                await ctx.aclose()
+
+
+def service_client(
+    module: Module,
+    settings: Any,
+    transport: httpx.AsyncBaseTransport,
+    resolved: ResolvedAccount | None,
+    *,
+    user_agent: str,
+) -> ServiceClient:
+    """The upstream client of one call: the module's API root (for this account), version headers,
+    timeouts and retries from its settings, and the account's credential when there is one."""
+    if isinstance(settings, ServiceSettings):
+        base_url = settings.base_url
+        origins = settings.base_urls()
+        if resolved is not None:
+            account = resolved.account
+            if module.base_url_for is not None:
+                base_url = module.base_url_for(settings, account).rstrip("/")
+            elif "base_url" in module.account_fields and account.fields.get("base_url"):
+                base_url = account.fields["base_url"].rstrip("/")
+        return ServiceClient(
+            module.name,
+            base_url,
+            transport=transport,
+            credentials=resolved.credentials if resolved is not None else None,
+            headers=module.headers,
+            user_agent=user_agent,
+            timeout_s=settings.timeout_s,
+            tries=settings.tries,
+            extra_origins=origins,
+        )
+    return ServiceClient(
+        module.name,
+        "",
+        transport=transport,
+        credentials=resolved.credentials if resolved is not None else None,
+        headers=module.headers,
+        user_agent=user_agent,
+    )
 
 
 def _module_settings(settings: Settings, registry: Registry) -> dict[str, BaseModel]:
@@ -263,12 +422,17 @@ def _module_settings(settings: Settings, registry: Registry) -> dict[str, BaseMo
 
 @asynccontextmanager
 async def start_runtime(
-    settings: Settings, registry: Registry | None = None, *, start_modules: bool = True
+    settings: Settings,
+    registry: Registry | None = None,
+    *,
+    start_modules: bool = True,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> AsyncIterator[Runtime]:
     """Create the data directory, database, master key and owner; enter every module's startup.
 
     Administrative commands pass `start_modules=False`: they need the database, not the
-    modules' running state (loading a model, say).
+    modules' running state (loading a model, say). `transport` replaces the connection pool the
+    modules' upstream clients share (tests fake the upstreams there).
 
     Raises:
         ConfigError: the data directory, database or module settings are unusable.
@@ -285,7 +449,9 @@ async def start_runtime(
     async with AsyncExitStack() as stack:
         stack.push_async_callback(engine.dispose)
         try:
-            await upgrade(engine, [m.migrations for m in registry if m.migrations is not None])
+            await upgrade(
+                engine, [SIEVE_MIGRATIONS, VAULT_MIGRATIONS, *(m.migrations for m in registry if m.migrations)]
+            )
         except OSError as exc:
             raise ConfigError(f"database_url: the database cannot be opened: {exc}") from None
         except Exception as exc:
@@ -297,14 +463,23 @@ async def start_runtime(
         http = await stack.enter_async_context(
             httpx.AsyncClient(timeout=httpx.Timeout(30.0), headers={"User-Agent": f"mcpist/{__version__}"})
         )
+        if transport is None:
+            transport = await stack.enter_async_context(httpx.AsyncHTTPTransport())
         states: dict[str, Any] = {}
         for module in registry:
             if start_modules and module.lifespan is not None:
+                module_http = None
+                if isinstance(module_settings[module.name], ServiceSettings):
+                    module_http = service_client(
+                        module, module_settings[module.name], transport, None, user_agent=f"mcpist/{__version__}"
+                    )
+                    stack.push_async_callback(module_http.aclose)
                 resources = ModuleResources(
                     engine=engine,
                     settings=module_settings[module.name],
                     data_dir=settings.data_dir,
                     logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+                    http=module_http,
                 )
                 states[module.name] = await stack.enter_async_context(module.lifespan(resources))
         runtime = Runtime(
@@ -316,8 +491,17 @@ async def start_runtime(
             owner_created=created,
             module_settings=module_settings,
             module_states=states,
+            transport=transport,
         )
-        runtime.accounts = broker_for(runtime, settings.vault, roles_of=runtime.roles_of)
+        runtime.accounts = broker_for(
+            engine=engine,
+            data_dir=settings.data_dir,
+            services=registry,
+            http=http,
+            base_url=settings.base_url,
+            settings=settings.vault,
+            roles_of=runtime.roles_of,
+        )
         yield runtime
 
 

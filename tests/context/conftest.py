@@ -18,6 +18,7 @@ from mcpist.modules.context import ContextSettings, ContextState, module
 from mcpist.modules.registry import Registry
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
+from mcpist.upstream import ServiceClient
 
 
 class Clock:
@@ -65,7 +66,7 @@ async def state(engine: AsyncEngine, clock: Clock, tmp_path: Path) -> AsyncItera
 
 @pytest.fixture
 async def make_ctx(engine: AsyncEngine, state: ContextState) -> AsyncIterator[MakeCtx]:
-    clients: list[httpx.AsyncClient] = []
+    clients: list[ServiceClient] = []
 
     def make(
         user: str = "u1",
@@ -73,8 +74,8 @@ async def make_ctx(engine: AsyncEngine, state: ContextState) -> AsyncIterator[Ma
         settings: ContextSettings | None = None,
         handler: Callable[[httpx.Request], Any] | None = None,
         sampler: Sampler | None = None,
-    ) -> ToolContext[ContextSettings]:
-        http = httpx.AsyncClient(transport=httpx.MockTransport(handler or _no_network))
+    ) -> ToolContext[ContextSettings, ContextState]:
+        http = ServiceClient("context", "", transport=httpx.MockTransport(handler or _no_network), tries=1)
         clients.append(http)
         return ToolContext(
             http=http,
@@ -93,7 +94,7 @@ async def make_ctx(engine: AsyncEngine, state: ContextState) -> AsyncIterator[Ma
 
 
 @pytest.fixture
-def ctx(make_ctx: MakeCtx) -> ToolContext[ContextSettings]:
+def ctx(make_ctx: MakeCtx) -> ToolContext[ContextSettings, ContextState]:
     return make_ctx()
 
 

@@ -60,10 +60,9 @@ Built-ins work too: `length`, `max_by`, `join(', ', a)`, `keys`, `merge`,
 
 ## Example
 ```jsonl
-{"id":"s","module":"notion","tool":"search","params":{"query":"会議メモ"}}
-{"id":"u","module":"notion","tool":"list_users"}
-{"id":"page","module":"notion","tool":"get_page","params":{"page_id":"${s.results[0].id}"},"after":"s","output":true}
-{"id":"post","module":"slack","tool":"post_message","params":{"channel":"team","text":"${format_as(hash_join(s.results, u.users, 'owner', 'id'), 'markdown')}"},"after":["s","u"]}
+{"id":"s","module":"memory","tool":"search","params":{"namespace":"notes","query":"会議メモ","k":5}}
+{"id":"g","module":"memory","tool":"relation.graph","params":{"start_memo_id":"${s.items[0].memo_id}","max_depth":2},"after":"s","output":true}
+{"id":"d","module":"memory","tool":"save","params":{"namespace":"digest","content":"${format_as(pluck(s.items, 'title', 'score'), 'csv')}"},"after":"s"}
 ```
 Conditions and loops are not part of batch: look at the results and send another batch.
 """  # noqa: E501

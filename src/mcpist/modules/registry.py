@@ -72,9 +72,19 @@ class Registry:
             except Exception as exc:
                 raise ConfigError(f"module {module.name!r}, tool {spec.name!r}: {exc}") from exc
             tools[(module.name, spec.name)] = RegisteredTool(module, spec, schema)
+        for resource in module.resources.values():
+            if resource.tool not in module.tools:
+                raise ConfigError(
+                    f"module {module.name!r}: resource {resource.uri_template!r} follows unknown tool {resource.tool!r}"
+                )
         # all or nothing: a module whose tools fail leaves no trace behind
         self._tools.update(tools)
         self._modules[module.name] = module
+
+    @staticmethod
+    def installed_names() -> list[str]:
+        """The names of every installed module, read from entry points without importing any."""
+        return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
 
     @classmethod
     def from_entry_points(cls, enabled: Iterable[str] | None = None, disabled: Iterable[str] = ()) -> Registry:

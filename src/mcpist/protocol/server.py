@@ -5,28 +5,32 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from mcpist import batch
 from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistError, NotFound
-from mcpist.modules.api import Caller, PromptInfo, PromptProvider, Sampler, ToolContext
+from mcpist.modules.api import Caller, ClientChannel, PromptInfo, PromptProvider, Sampler, ToolContext
 from mcpist.runtime import Runtime
 from mcpist.sieve import Principal
 
+from .channel import LogLevels, RequestChannel, install_forwarding
 from .elicitation import connect_required
 from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, META_TOOLS, meta_tools
+from .resources import ResourceHandler
 from .sampling import session_sampler
 
 logger = logging.getLogger("mcpist.protocol")
 
 Identify = Callable[[ServerRequestContext[Any, Any]], Caller]
 
+RESOURCE_NOT_FOUND = -32002  # MCP's error code for resources/read of an unknown URI
 INSTRUCTIONS = "MCPist routes tool calls to modules. Call get_module_schema for a module first, then call or batch."
 
 
@@ -89,7 +93,7 @@ class MetaToolHandler:
         principal = await self.runtime.principal(caller)
         return meta_tools(self.runtime.visible_modules(principal), batch.DESCRIPTION)
 
-    def module_schema(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
+    async def module_schema(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
         _check_args(args, {"module"})
         name = _str_arg(args, "module")
         assert name is not None
@@ -106,9 +110,15 @@ class MetaToolHandler:
         # the docs are written for the whole module and name its tools: only whoever sees all gets them
         if module.docs and len(tools) == len(every):
             out["docs"] = module.docs
+        if module.needs_account:
+            choice = await self.runtime.accounts.usable(principal.caller, module)
+            # names only: which accounts exist is the caller's own business, their secrets nobody's
+            out["accounts"] = {"names": list(choice.names), "default": choice.default}
         return out
 
-    async def call(self, principal: Principal, args: dict[str, Any], sampler: Sampler | None) -> Any:
+    async def call(
+        self, principal: Principal, args: dict[str, Any], sampler: Sampler | None, channel: ClientChannel | None
+    ) -> Any:
         _check_args(args, {"module", "tool_name", "params", "account"})
         module = _str_arg(args, "module")
         tool = _str_arg(args, "tool_name")
@@ -119,9 +129,13 @@ class MetaToolHandler:
         if not isinstance(params, dict):
             raise InvalidArgument("'params' must be an object", {"field": "params"})
         assert module is not None and tool is not None
-        return await self.runtime.execute(principal, module, tool, params, account, sampler, via="call")
+        return await self.runtime.execute(
+            principal, module, tool, params, account, sampler, via="call", channel=channel
+        )
 
-    async def batch(self, principal: Principal, args: dict[str, Any], sampler: Sampler | None) -> dict[str, Any]:
+    async def batch(
+        self, principal: Principal, args: dict[str, Any], sampler: Sampler | None, channel: ClientChannel | None
+    ) -> dict[str, Any]:
         _check_args(args, {"tasks"})
         text = args.get("tasks")
         if not isinstance(text, str):
@@ -138,7 +152,15 @@ class MetaToolHandler:
         async def run(task: batch.Task, params: dict[str, Any]) -> Any:
             # the batch engine owns the per-task deadline
             return await self.runtime.execute(
-                principal, task.module, task.tool, params, task.account, sampler, timeout_s=float("inf"), via="batch"
+                principal,
+                task.module,
+                task.tool,
+                params,
+                task.account,
+                sampler,
+                timeout_s=float("inf"),
+                via="batch",
+                channel=channel,
             )
 
         try:
@@ -150,17 +172,22 @@ class MetaToolHandler:
         return result.to_dict()
 
     async def run(
-        self, caller: Caller, name: str, args: dict[str, Any], sampler: Sampler | None
+        self,
+        caller: Caller,
+        name: str,
+        args: dict[str, Any],
+        sampler: Sampler | None,
+        channel: ClientChannel | None = None,
     ) -> types.CallToolResult:
         if name not in META_TOOLS:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}")
         try:
             principal = await self.runtime.principal(caller)
             if name == GET_MODULE_SCHEMA:
-                return ok_result(self.module_schema(principal, args))
+                return ok_result(await self.module_schema(principal, args))
             if name == CALL:
-                return ok_result(await self.call(principal, args, sampler))
-            return ok_result(await self.batch(principal, args, sampler))
+                return ok_result(await self.call(principal, args, sampler, channel))
+            return ok_result(await self.batch(principal, args, sampler, channel))
         except ConnectRequired:
             if name == CALL:
                 raise
@@ -191,6 +218,9 @@ class MetaToolHandler:
 def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
     """An MCP server whose handlers act for the caller `identify` names."""
     handler = MetaToolHandler(runtime)
+    resources = ResourceHandler(runtime)
+    levels = LogLevels()
+    install_forwarding()
 
     async def on_list_tools(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=await handler.list_tools(identify(ctx)))
@@ -199,9 +229,51 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         try:
-            return await handler.run(identify(ctx), params.name, dict(params.arguments or {}), session_sampler(ctx))
+            async with RequestChannel(ctx, levels) as channel:
+                return await handler.run(
+                    identify(ctx), params.name, dict(params.arguments or {}), session_sampler(ctx), channel
+                )
         except ConnectRequired as exc:
             return connect_required(ctx, exc, runtime.elicitations)
+
+    async def on_list_resources(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=await resources.resources(identify(ctx)))
+
+    async def on_list_resource_templates(
+        ctx: ServerRequestContext[Any, Any], params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=await resources.templates(identify(ctx)))
+
+    async def on_read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        try:
+            async with RequestChannel(ctx, levels) as channel:
+                return await resources.read(identify(ctx), str(params.uri), session_sampler(ctx), channel)
+        except ConnectRequired as exc:
+            return connect_required(ctx, exc, runtime.elicitations)
+        except NotFound as exc:
+            raise MCPError(RESOURCE_NOT_FOUND, exc.message, {"uri": str(params.uri)[:200]}) from None
+        except MCPistError as exc:
+            raise MCPError(
+                types.INVALID_PARAMS if exc.code == "INVALID_ARGUMENT" else types.INTERNAL_ERROR,
+                f"{exc.code}: {exc.message}",
+                exc.to_dict(),
+            ) from None
+
+    async def on_completion(
+        ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        try:
+            return await resources.complete(identify(ctx), params)
+        except MCPistError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message) from None
+
+    async def on_set_logging_level(
+        ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        levels.set(ctx, params.level)
+        return types.EmptyResult()
 
     async def on_list_prompts(ctx: ServerRequestContext[Any, Any], params: Any) -> types.ListPromptsResult:
         prompts = await handler.list_prompts(identify(ctx))
@@ -239,12 +311,21 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
         raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
 
     has_prompts = any(m.prompts is not None for m in runtime.registry)
-    return Server(
-        "mcpist",
-        version=runtime.version,
-        instructions=INSTRUCTIONS,
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
-        on_list_prompts=on_list_prompts if has_prompts else None,
-        on_get_prompt=on_get_prompt if has_prompts else None,
-    )
+    has_resources = any(m.resources for m in runtime.registry)
+    with warnings.catch_warnings():
+        # logging is deprecated on 2026-07-28 only; 2025-11-25 sessions still use logging/setLevel
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return Server(
+            "mcpist",
+            version=runtime.version,
+            instructions=INSTRUCTIONS,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+            on_list_prompts=on_list_prompts if has_prompts else None,
+            on_get_prompt=on_get_prompt if has_prompts else None,
+            on_list_resources=on_list_resources if has_resources else None,
+            on_list_resource_templates=on_list_resource_templates if has_resources else None,
+            on_read_resource=on_read_resource if has_resources else None,
+            on_completion=on_completion if has_prompts or has_resources else None,
+            on_set_logging_level=on_set_logging_level,
+        )

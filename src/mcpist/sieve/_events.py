@@ -10,14 +10,16 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.errors import InvalidArgument
-from mcpist.storage.tables import api_tokens, security_events, users
+from mcpist.storage.tables import api_tokens, users
+
+from ._tables import security_events
 
 HIDDEN_TOOL_CALL = "hidden_tool_call"
 """The tool exists, but none of the caller's roles allows it."""
 UNKNOWN_TOOL_CALL = "unknown_tool_call"
 """No such module or tool is installed."""
 
-Via = Literal["call", "batch", "script"]
+Via = Literal["call", "batch", "script", "resource"]
 MAX_EVENTS = 10_000
 
 
@@ -66,10 +68,6 @@ async def record_security_event(
         )
 
 
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 async def list_security_events(engine: AsyncEngine, limit: int = 100) -> list[SecurityEvent]:
     """The newest events first.
 
@@ -91,7 +89,7 @@ async def list_security_events(engine: AsyncEngine, limit: int = 100) -> list[Se
     return [
         SecurityEvent(
             id=row[0],
-            at=_utc(row[1]),
+            at=row[1],
             user_id=row[2],
             email=row[3],
             token_id=row[4],

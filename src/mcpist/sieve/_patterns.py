@@ -10,7 +10,7 @@ MODULE.@destructive  the module's tools annotated destructiveHint
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from mcpist.errors import InvalidArgument
@@ -83,8 +83,11 @@ def parse_pattern(text: str) -> Pattern:
     return Pattern(scope, rest, None)
 
 
-def check_installed(pattern: Pattern, registry: Registry) -> None:
+def check_installed(pattern: Pattern, registry: Registry, unloaded: Collection[str] = ()) -> None:
     """Refuse a pattern naming a module or tool `registry` lacks (a typo in a deny would allow).
+
+    `unloaded` names installed modules that are disabled, so never imported: a pattern may name them,
+    but their tool names cannot be checked.
 
     Raises:
         InvalidArgument: the module or tool is unknown; the message names it and what exists.
@@ -92,8 +95,10 @@ def check_installed(pattern: Pattern, registry: Registry) -> None:
     if pattern.module is None:
         return
     module = registry.module(pattern.module)
+    if module is None and pattern.module in unloaded:
+        return
     if module is None:
-        names = ", ".join(registry.names()) or "(none)"
+        names = ", ".join(sorted({*registry.names(), *unloaded})) or "(none)"
         raise InvalidArgument(
             f"permission {str(pattern)!r} names unknown module {pattern.module!r}; installed: {names}",
             {"field": "permission", "value": str(pattern), "module": pattern.module},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -15,11 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from mcpist.errors import Conflict, InvalidArgument, NotFound
 from mcpist.modules.registry import Registry
-from mcpist.storage.tables import narrowed_tokens, role_permissions, roles, token_roles, user_roles, users
+from mcpist.storage.tables import users
 from mcpist.storage.users import get_owner
 
 from ._grants import Rule
 from ._patterns import check_installed, parse_pattern
+from ._tables import narrowed_tokens, role_permissions, roles, token_roles, user_roles
 
 ADMIN_ROLE = "admin"
 # fixed, so every replica and every start agree on the built-in role without a lookup
@@ -91,12 +92,12 @@ async def load_access(engine: AsyncEngine, user_id: str, token_id: str | None) -
     return names, [Rule(role_id, effect, pattern) for _, role_id, effect, pattern in rows if effect is not None]
 
 
-def _patterns(values: Iterable[str], registry: Registry | None) -> list[str]:
+def _patterns(values: Iterable[str], registry: Registry | None, unloaded: Collection[str]) -> list[str]:
     out: list[str] = []
     for value in values:
         pattern = parse_pattern(value)
         if registry is not None:
-            check_installed(pattern, registry)
+            check_installed(pattern, registry, unloaded)
         text = str(pattern)
         if text not in out:
             out.append(text)
@@ -111,8 +112,10 @@ async def create_role(
     description: str = "",
     *,
     registry: Registry | None = None,
+    unloaded: Collection[str] = (),
 ) -> Role:
-    """Create a role. With `registry`, patterns must name installed modules and tools.
+    """Create a role. With `registry`, patterns must name its modules and tools, or a module of `unloaded`
+    (installed, disabled, not imported).
 
     Raises:
         InvalidArgument: a bad name, no allow pattern, a malformed pattern, or (with `registry`)
@@ -124,8 +127,8 @@ async def create_role(
             f"invalid role name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', starting with a letter",
             {"field": "name"},
         )
-    allowed = _patterns(allow, registry)
-    denied = _patterns(deny, registry)
+    allowed = _patterns(allow, registry, unloaded)
+    denied = _patterns(deny, registry, unloaded)
     if not allowed:
         raise InvalidArgument(
             f"role {name!r} needs at least one allow pattern: a role's deny only narrows its own allows",

@@ -8,7 +8,8 @@
     mcpist role revoke EMAIL ROLE        await revoke_role(engine, email, role)
     mcpist role delete NAME              await delete_role(engine, name)
     mcpist token create --name N [--user EMAIL] [--role R]...
-        info, token = await create_token(engine, name, email=email, roles=roles)
+        new = await prepare_token(engine, email=email, roles=roles)
+        info, token = await TokenStore(engine).create(name, new.user_id, then=new.narrow)
     mcpist events [--limit N]            print(format_events(await list_security_events(engine, limit)))
 
 Every function raises `MCPistError`s whose message is ready to print.
@@ -18,36 +19,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcpist.modules.registry import Registry
-
 from ._events import SecurityEvent, list_security_events
 from ._roles import Role, create_role, delete_role, grant_role, list_roles, revoke_role, roles_of
-from ._tokens import create_token, token_roles_by_token
+from ._tokens import NewToken, prepare_token, token_roles_by_token
 
 __all__ = [
+    "NewToken",
     "create_role",
-    "create_token",
     "delete_role",
     "format_events",
     "format_roles",
     "grant_role",
-    "installed_registry",
     "list_roles",
     "list_security_events",
+    "prepare_token",
     "read_only_allows",
     "revoke_role",
     "roles_of",
     "token_roles_by_token",
 ]
-
-
-def installed_registry() -> Registry:
-    """Every installed module, enabled or not: a role may name a module that is disabled today.
-
-    Raises:
-        ConfigError: a module's entry point fails to load.
-    """
-    return Registry.from_entry_points()
 
 
 def read_only_allows(allow: Sequence[str], allow_read: Sequence[str]) -> list[str]:

@@ -6,6 +6,8 @@ Layers, bottom up: crypto (pure) -> keys (KEK sources) -> store / flows (sealed 
 -> routes / cli (edges).
 """
 
+from pathlib import Path
+
 from .broker import RolesOf, TokenBroker, broker_for, no_roles
 from .connect import NoOAuthApp
 from .crypto import Keyring, MissingKey, TamperedRecord
@@ -14,10 +16,14 @@ from .routes import SessionUser, connect_routes
 from .settings import VaultSettings
 from .store import AccountInfo, OAuthApp
 
+MIGRATIONS = Path(__file__).parent / "migrations"
+"""The vault branch of Alembic revisions, for `mcpist.storage.migrate.upgrade`."""
+
 __all__ = [
     "AccountInfo",
     "KeySource",
     "Keyring",
+    "MIGRATIONS",
     "MissingKey",
     "NoOAuthApp",
     "OAuthApp",

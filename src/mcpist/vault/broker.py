@@ -16,24 +16,22 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
 
 import anyio
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from mcpist.errors import ConnectRequired, InvalidArgument, NotFound, Unauthenticated, Unavailable
-from mcpist.modules.api import Account, ApiKeyAuth, Caller, Module, OAuth2Auth
+from mcpist.errors import ConnectRequired, InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
+from mcpist.modules.api import Account, AccountChoice, ApiKeyAuth, Caller, Module, OAuth2Auth, ResolvedAccount
 
 from .connect import Connector, Services
+from .credentials import VaultCredentials
 from .flows import FlowStore
 from .keys import KeySource
 from .oauth import ProviderRejected, ProviderUnavailable, request_token
 from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AccountStore, AppStore, Sealer, check_account_name
-
-if TYPE_CHECKING:
-    from mcpist.runtime import Runtime
 
 logger = logging.getLogger("mcpist.vault")
 
@@ -85,7 +83,7 @@ class TokenBroker:
         )
         self._locks: dict[str, anyio.Lock] = {}
 
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> Account | None:
+    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None:
         """The credential for `module` (a service) as `caller`, named `account` or chosen by the resolution order.
 
         Raises:
@@ -106,8 +104,53 @@ class TokenBroker:
             raise await self._reauth_required(caller, info)
         if info.kind == "api_key":
             info, secrets = await self.accounts.secrets(info.id)
-            return self._account(module, info, secrets["api_key"])
+            return self._account(caller, module, info, secrets["api_key"])
         return await self._oauth_account(caller, module, info)
+
+    async def usable(self, caller: Caller, module: Module) -> AccountChoice:
+        """The account names `caller` may pass for `module`, and the one chosen when none is named."""
+        if not isinstance(module.auth, ApiKeyAuth | OAuth2Auth):
+            return AccountChoice((), None)
+        roles = list(dict.fromkeys(await self.roles_of(caller)))
+        found = await self.accounts.find(module.name, user_id=caller.user_id, roles=roles)
+        usable = [a for a in found if (a.user_id == caller.user_id and a.role is None) or a.role in roles]
+        try:
+            chosen = await self._choose(caller, module.name, None, roles)
+        except InvalidArgument:
+            chosen = None
+        return AccountChoice(tuple(sorted({a.name for a in usable})), chosen.name if chosen else None)
+
+    async def refresh_refused(self, caller: Caller, module: Module, account_id: str, refused: str) -> str | None:
+        """A fresh secret after the upstream refused `refused` (a 401), or None if there is none to get.
+
+        Another call may have refreshed meanwhile: its secret is returned without a new refresh.
+
+        Raises:
+            ConnectRequired, Unauthenticated, Unavailable: as `resolve` does when a refresh fails.
+        """
+        info, secrets = await self.accounts.secrets(account_id)
+        key = "api_key" if info.kind == "api_key" else "access_token"
+        if secrets.get(key) != refused:
+            return secrets.get(key)
+        if info.kind == "api_key":
+            return None
+        fresh = await self._oauth_account(caller, module, info, refused=refused)
+        assert isinstance(fresh.credentials, VaultCredentials)
+        if fresh.credentials.secret == refused:  # the provider failed transiently; the old token is all there is
+            raise Unavailable(
+                f"{info.service} could not refresh account {info.name!r}; try again later",
+                {"service": info.service, "account": info.name},
+            )
+        return fresh.credentials.secret
+
+    async def refused(self, caller: Caller, account_id: str, service: str, name: str) -> MCPistError:
+        """The error for an account whose credential the upstream still refuses after a refresh."""
+        info = await self.accounts.get(account_id)
+        if info is None:
+            return NotFound("the account was removed", {"service": service, "account": name})
+        logger.warning("account %s (%s): the upstream refused its credential", info.label, info.id)
+        error = await self._reauth_required(caller, info)
+        return error if isinstance(error, MCPistError) else Unauthenticated(str(error))
 
     async def _choose(self, caller: Caller, service: str, name: str | None, roles: list[str]) -> AccountInfo | None:
         found = await self.accounts.find(service, user_id=caller.user_id, roles=roles, name=name)
@@ -130,18 +173,25 @@ class TokenBroker:
                 return group[0]
         return None
 
-    def _account(self, module: Module, info: AccountInfo, secret: str) -> Account:
-        extra: dict[str, Any] = {
-            "kind": info.kind,
-            "owner": "shared" if info.shared else "personal",
-            "role": info.role,
-            "scopes": list(info.scopes),
-            "expires_at": info.expires_at.isoformat() if info.expires_at else None,
-        }
-        if isinstance(module.auth, ApiKeyAuth):
-            extra["header"] = module.auth.header
-            extra["scheme"] = module.auth.scheme
-        return Account(service=info.service, name=info.name, secret=secret, extra=extra)
+    def _account(self, caller: Caller, module: Module, info: AccountInfo, secret: str) -> ResolvedAccount:
+        account = Account(
+            service=info.service,
+            name=info.name,
+            kind=info.kind,
+            shared_by_role=info.role,
+            fields=dict(info.fields),
+            scopes=info.scopes,
+            expires_at=info.expires_at,
+        )
+
+        async def refresh(refused: str) -> str | None:
+            return await self.refresh_refused(caller, module, info.id, refused)
+
+        async def rejected() -> MCPistError:
+            return await self.refused(caller, info.id, info.service, info.name)
+
+        credentials = VaultCredentials(module.auth, secret, info.fields, refresh=refresh, rejected=rejected)
+        return ResolvedAccount(account, credentials)
 
     async def _connect_required(self, caller: Caller, service: str, name: str, *, reauth: bool) -> ConnectRequired:
         elicitation_id = uuid.uuid4().hex
@@ -173,27 +223,37 @@ class TokenBroker:
     def _valid(info: AccountInfo, now: datetime) -> bool:
         return info.expires_at is None or info.expires_at > now
 
-    async def _oauth_account(self, caller: Caller, module: Module, info: AccountInfo) -> Account:
+    async def _oauth_account(
+        self, caller: Caller, module: Module, info: AccountInfo, *, refused: str | None = None
+    ) -> ResolvedAccount:
+        """The account with a usable access token; `refused` is one the upstream refused, refreshed regardless
+        of its expiry unless another call replaced it meanwhile."""
+
+        def due(info: AccountInfo, secrets: dict[str, str], now: datetime) -> bool:
+            return self._due(info, now) or (refused is not None and secrets.get("access_token") == refused)
+
         info, secrets = await self.accounts.secrets(info.id)
         now = self.clock()
-        if not self._due(info, now):
-            return self._account(module, info, secrets["access_token"])
+        if not due(info, secrets, now):
+            return self._account(caller, module, info, secrets["access_token"])
         lock = self._locks.setdefault(info.id, anyio.Lock())
-        if lock.locked() and self._valid(info, now):
-            return self._account(module, info, secrets["access_token"])  # refreshed ahead; the old one still works
+        if lock.locked() and self._valid(info, now) and refused is None:
+            return self._account(
+                caller, module, info, secrets["access_token"]
+            )  # refreshed ahead; the old one still works
         async with lock:
             while True:
                 info, secrets = await self.accounts.secrets(info.id)
                 now = self.clock()
                 if info.status == "reauth":
                     raise await self._reauth_required(caller, info)
-                if not self._due(info, now):
-                    return self._account(module, info, secrets["access_token"])
+                if not due(info, secrets, now):
+                    return self._account(caller, module, info, secrets["access_token"])
                 until = now + timedelta(seconds=self.settings.refresh_lease_s)
                 if await self.accounts.claim_refresh(info.id, info.version, now, until):
                     return await self._refresh(caller, module, info, secrets)
-                if self._valid(info, now):
-                    return self._account(module, info, secrets["access_token"])
+                if self._valid(info, now) and refused is None:
+                    return self._account(caller, module, info, secrets["access_token"])
                 await self._await_other_process(info)
 
     async def _await_other_process(self, info: AccountInfo) -> None:
@@ -209,7 +269,9 @@ class TokenBroker:
                 if current.lease_until < self.clock():
                     return
 
-    async def _refresh(self, caller: Caller, module: Module, info: AccountInfo, secrets: dict[str, str]) -> Account:
+    async def _refresh(
+        self, caller: Caller, module: Module, info: AccountInfo, secrets: dict[str, str]
+    ) -> ResolvedAccount:
         assert isinstance(module.auth, OAuth2Auth)
         refresh_token = secrets.get("refresh_token")
         if not refresh_token:
@@ -245,7 +307,7 @@ class TokenBroker:
                 await self.accounts.release_refresh(info.id, info.version)
                 if self._valid(info, self.clock()):
                     logger.warning("account %s: refresh ahead of expiry failed; using the current token", info.label)
-                    return self._account(module, info, secrets["access_token"])
+                    return self._account(caller, module, info, secrets["access_token"])
                 if isinstance(exc, NotFound):
                     raise Unauthenticated(exc.message, exc.data) from None
                 raise Unavailable(
@@ -263,29 +325,32 @@ class TokenBroker:
             info = current or info
         else:
             logger.info("account %s changed during its refresh; keeping the newer credential", info.label)
-        return self._account(module, info, tokens.access_token)
+        return self._account(caller, module, info, tokens.access_token)
 
 
 def broker_for(
-    runtime: Runtime,
-    settings: VaultSettings,
     *,
+    engine: AsyncEngine,
+    data_dir: Path,
+    services: Services,
+    http: httpx.AsyncClient,
+    base_url: str,
+    settings: VaultSettings,
     roles_of: RolesOf = no_roles,
-    http: httpx.AsyncClient | None = None,
 ) -> TokenBroker:
-    """A broker over a started runtime's database, modules and HTTP client; assign it to `runtime.accounts`.
+    """A broker over a database, the loaded modules (`services`) and an HTTP client for token endpoints.
 
     Raises:
         ConfigError: the key-encryption key is missing or malformed.
     """
-    keys = KeySource(settings, runtime.settings.data_dir)
+    keys = KeySource(settings, data_dir)
     keys.keyring()  # fail at start, not at the first call
     return TokenBroker(
-        engine=runtime.engine,
+        engine=engine,
         keys=keys,
-        services=runtime.registry,
-        http=http or runtime.http,
-        base_url=runtime.settings.base_url,
+        services=services,
+        http=http,
+        base_url=base_url,
         settings=settings,
         roles_of=roles_of,
     )

@@ -1,6 +1,6 @@
 """Command-line actions for accounts, OAuth apps and the vault key (the lead wires them into mcpist.cli).
 
-    mcpist account add SERVICE [--name N] [--role R] [--user EMAIL] --token-stdin
+    mcpist account add SERVICE [--name N] [--role R] [--user EMAIL] [--set FIELD=VALUE]... --token-stdin
     mcpist account connect SERVICE [--name N] [--role R] [--user EMAIL]    prints the connect URL
     mcpist account list [--user EMAIL | --all]                               never shows secrets
     mcpist account remove SERVICE [--name N] [--role R] [--user EMAIL]
@@ -14,25 +14,24 @@ Every action runs as the owner (an admin) unless --user names another user.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.errors import InvalidArgument, NotFound
+from mcpist.modules.api import Module
 from mcpist.storage.tables import users
 
 from . import rotation
-from .broker import TokenBroker, broker_for
+from .broker import TokenBroker
 from .connect import MAX_SECRET_CHARS
 from .keys import KeySource
 from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AuthMethod, OAuthApp
-
-if TYPE_CHECKING:
-    from mcpist.runtime import Runtime
 
 COMMANDS = ("account", "app", "vault")
 
@@ -49,45 +48,116 @@ def read_secret(stream: TextIO) -> str:
     return value
 
 
-async def _user_id(runtime: Runtime, email: str | None) -> str:
+@dataclass(frozen=True)
+class VaultAdmin:
+    """What the account, app and vault commands act through: the broker, and who the owner is."""
+
+    broker: TokenBroker
+    owner_id: str
+    data_dir: Path
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self.broker.accounts.engine
+
+    @property
+    def settings(self) -> VaultSettings:
+        return self.broker.settings
+
+
+async def _user_id(admin: VaultAdmin, email: str | None) -> str:
     if email is None:
-        return runtime.owner.id
-    async with runtime.engine.connect() as conn:
+        return admin.owner_id
+    async with admin.engine.connect() as conn:
         user_id = (await conn.execute(sa.select(users.c.id).where(users.c.email == email))).scalar()
     if user_id is None:
         raise NotFound(f"no user with email {email!r}", {"field": "user"})
     return str(user_id)
 
 
+def parse_fields(pairs: Sequence[str]) -> dict[str, str]:
+    """`NAME=VALUE` pairs (`--set`) as a dict.
+
+    Raises:
+        InvalidArgument: a pair has no `=`, or a name is given twice.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise InvalidArgument(f"--set takes NAME=VALUE, not {pair!r}", {"field": "set"})
+        if name in out:
+            raise InvalidArgument(f"--set names {name!r} twice", {"field": name})
+        out[name] = value.strip()
+    return out
+
+
+def check_fields(module: Module, fields: Mapping[str, str], *, partial: bool = False) -> dict[str, str]:
+    """The account fields `module` declares, checked; `partial` skips the required check (an update).
+
+    Raises:
+        InvalidArgument: an unknown field, a missing required one, or a value the field refuses.
+    """
+    declared = module.account_fields
+    for name, value in fields.items():
+        spec = declared.get(name)
+        if spec is None:
+            known = ", ".join(sorted(declared)) or "none"
+            raise InvalidArgument(f"{module.name} accounts have no field {name!r}; fields: {known}", {"field": name})
+        problem = spec.problem(value)
+        if problem:
+            raise InvalidArgument(f"{module.name} account field {name!r} {problem}", {"field": name})
+    if not partial:
+        missing = [f.name for f in declared.values() if f.required and f.name not in fields]
+        if missing:
+            hints = " ".join(f"--set {m}=..." for m in missing)
+            raise InvalidArgument(
+                f"{module.name} accounts need {', '.join(missing)} ({hints}): "
+                + "; ".join(f"{m}: {declared[m].description}" for m in missing),
+                {"field": missing[0]},
+            )
+    return dict(fields)
+
+
 async def account_add(
-    runtime: Runtime,
-    settings: VaultSettings,
+    admin: VaultAdmin,
     service: str,
     secret: str,
     *,
     name: str = DEFAULT_ACCOUNT,
     role: str | None = None,
     user_email: str | None = None,
+    fields: Mapping[str, str] | None = None,
 ) -> AccountInfo:
-    """Store a long-lived token or API key (type A; also a personal access token for a type B service).
+    """Store a long-lived token or API key (type A; also a personal access token for a type B service),
+    with the module's account fields (`--set NAME=VALUE`).
 
     Raises:
         NotFound: no such service or user.
-        InvalidArgument: a name or the secret is invalid.
+        InvalidArgument: a name, a field or the secret is invalid.
     """
-    broker = broker_for(runtime, settings)
+    broker = admin.broker
     broker.connector.service(service)
+    module = broker.connector.services.module(service)
+    assert module is not None
+    checked = check_fields(module, fields or {})
     if not secret or len(secret) > MAX_SECRET_CHARS:
         raise InvalidArgument(f"the secret must be 1-{MAX_SECRET_CHARS} characters", {"field": "secret"})
-    user_id = None if role is not None else await _user_id(runtime, user_email)
+    user_id = None if role is not None else await _user_id(admin, user_email)
     return await broker.accounts.put(
-        service=service, name=name, kind="api_key", secrets={"api_key": secret}, user_id=user_id, role=role
+        service=service,
+        name=name,
+        kind="api_key",
+        secrets={"api_key": secret},
+        user_id=user_id,
+        role=role,
+        fields=checked,
     )
 
 
 async def account_connect(
-    runtime: Runtime,
-    settings: VaultSettings,
+    admin: VaultAdmin,
     service: str,
     *,
     name: str = DEFAULT_ACCOUNT,
@@ -101,24 +171,22 @@ async def account_connect(
         InvalidArgument: a name is invalid.
         NoOAuthApp: a type B service without a registered OAuth app.
     """
-    broker = broker_for(runtime, settings)
-    return await broker.connector.begin(await _user_id(runtime, user_email), service, name, role=role)
+    return await admin.broker.connector.begin(await _user_id(admin, user_email), service, name, role=role)
 
 
 async def account_list(
-    runtime: Runtime, settings: VaultSettings, *, user_email: str | None = None, everyone: bool = False
+    admin: VaultAdmin, *, user_email: str | None = None, everyone: bool = False
 ) -> list[AccountInfo]:
     """The user's accounts and every shared account, or every account with `everyone`; never secrets."""
-    broker = broker_for(runtime, settings)
+    found = await admin.broker.accounts.find()
     if everyone:
-        return await broker.accounts.find()
-    user_id = await _user_id(runtime, user_email)
-    return [a for a in await broker.accounts.find() if a.user_id == user_id or a.role is not None]
+        return found
+    user_id = await _user_id(admin, user_email)
+    return [a for a in found if a.user_id == user_id or a.role is not None]
 
 
 async def account_remove(
-    runtime: Runtime,
-    settings: VaultSettings,
+    admin: VaultAdmin,
     service: str,
     *,
     name: str = DEFAULT_ACCOUNT,
@@ -126,16 +194,15 @@ async def account_remove(
     user_email: str | None = None,
 ) -> None:
     """Raises: NotFound: no such account or user."""
-    broker = broker_for(runtime, settings)
+    accounts = admin.broker.accounts
     if role is not None:
-        await broker.accounts.remove(service, name, role=role)
+        await accounts.remove(service, name, role=role)
     else:
-        await broker.accounts.remove(service, name, user_id=await _user_id(runtime, user_email))
+        await accounts.remove(service, name, user_id=await _user_id(admin, user_email))
 
 
 async def app_register(
-    runtime: Runtime,
-    settings: VaultSettings,
+    admin: VaultAdmin,
     service: str,
     client_id: str,
     client_secret: str,
@@ -148,7 +215,7 @@ async def app_register(
         NotFound: no such service.
         InvalidArgument: the service does not use OAuth, or the client id is invalid.
     """
-    broker = broker_for(runtime, settings)
+    broker = admin.broker
     found = broker.connector.service(service)
     if found.auth.kind != "oauth2":
         raise InvalidArgument(f"{service} uses API keys, not OAuth; add keys with `mcpist account add`")
@@ -156,13 +223,13 @@ async def app_register(
     return app, broker.connector.callback_url(service)
 
 
-async def app_list(runtime: Runtime, settings: VaultSettings) -> list[OAuthApp]:
-    return await broker_for(runtime, settings).apps.list()
+async def app_list(admin: VaultAdmin) -> list[OAuthApp]:
+    return await admin.broker.apps.list()
 
 
-async def app_remove(runtime: Runtime, settings: VaultSettings, service: str) -> None:
+async def app_remove(admin: VaultAdmin, service: str) -> None:
     """Raises: NotFound: no app is registered for the service."""
-    await broker_for(runtime, settings).apps.remove(service)
+    await admin.broker.apps.remove(service)
 
 
 async def rotate_key(
@@ -199,11 +266,12 @@ def format_accounts(accounts: Sequence[AccountInfo]) -> str:
         return (
             "No accounts. Add one with `mcpist account add SERVICE --token-stdin` or `mcpist account connect SERVICE`."
         )
-    lines = [f"{'ACCOUNT':<32} {'OWNER':<32} {'KIND':<8} {'STATUS':<10} EXPIRES"]
+    lines = [f"{'ACCOUNT':<32} {'OWNER':<32} {'KIND':<8} {'STATUS':<10} {'EXPIRES (UTC)':<16} FIELDS"]
     for a in accounts:
         d = a.to_dict()
         expires = a.expires_at.strftime("%Y-%m-%d %H:%M") if a.expires_at else "-"
-        lines.append(f"{a.label:<32} {d['owner']:<32} {a.kind:<8} {a.status:<10} {expires}")
+        fields = " ".join(f"{k}={v}" for k, v in sorted(a.fields.items()))
+        lines.append(f"{a.label:<32} {d['owner']:<32} {a.kind:<8} {a.status:<10} {expires:<16} {fields}".rstrip())
     return "\n".join(lines)
 
 
@@ -233,6 +301,13 @@ def add_parsers(
     add = acts.add_parser("add", help="store a token or API key read from standard input")
     owner_args(add)
     add.add_argument("--token-stdin", action="store_true", required=True, help="read the secret from stdin")
+    add.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an account field the service declares, e.g. --set site=https://acme.atlassian.net",
+    )
     owner_args(acts.add_parser("connect", help="print a URL that connects the account in a browser"))
     listing = acts.add_parser("list", help="list accounts (never their secrets)")
     owner_args(listing, service=False)
@@ -260,7 +335,7 @@ def add_parsers(
     common(vault_acts.add_parser("status", help="key ids and how many records each wraps"))
 
 
-async def run(args: argparse.Namespace, runtime: Runtime, settings: VaultSettings, stdin: TextIO, out: TextIO) -> None:
+async def run(args: argparse.Namespace, admin: VaultAdmin, stdin: TextIO, out: TextIO) -> None:
     """Carry out a parsed `account`, `app` or `vault` command against a started runtime.
 
     Raises:
@@ -275,42 +350,48 @@ async def run(args: argparse.Namespace, runtime: Runtime, settings: VaultSetting
         action = args.account_command
         user = args.user
         if action == "list":
-            say(format_accounts(await account_list(runtime, settings, user_email=user, everyone=args.all)))
+            say(format_accounts(await account_list(admin, user_email=user, everyone=args.all)))
         elif action == "add":
+            fields = parse_fields(args.set)
+            module = admin.broker.connector.services.module(args.service)
+            if module is not None:
+                check_fields(module, fields)  # before asking for the secret
             info = await account_add(
-                runtime, settings, args.service, read_secret(stdin), name=args.name, role=args.role, user_email=user
+                admin,
+                args.service,
+                read_secret(stdin),
+                name=args.name,
+                role=args.role,
+                user_email=user,
+                fields=fields,
             )
             say(f"Stored {info.label} for {info.to_dict()['owner']} (encrypted; it is never shown again).")
         elif action == "connect":
-            url = await account_connect(
-                runtime, settings, args.service, name=args.name, role=args.role, user_email=user
-            )
-            minutes = max(1, round(settings.connect_ttl_s / 60))
+            url = await account_connect(admin, args.service, name=args.name, role=args.role, user_email=user)
+            minutes = max(1, round(admin.settings.connect_ttl_s / 60))
             say(f"Open this URL in a browser within {minutes} minutes to connect {args.service}:{args.name}:")
             say(url)
         elif action == "remove":
-            await account_remove(runtime, settings, args.service, name=args.name, role=args.role, user_email=user)
+            await account_remove(admin, args.service, name=args.name, role=args.role, user_email=user)
             say(f"Removed {args.service}:{args.name}.")
     elif args.command == "app":
         if args.app_command == "register":
             secret = read_secret(stdin) if args.client_secret_stdin else ""
             method: AuthMethod = "client_secret_basic" if args.basic_auth else "client_secret_post"
-            app, redirect = await app_register(
-                runtime, settings, args.service, args.client_id, secret, auth_method=method
-            )
+            app, redirect = await app_register(admin, args.service, args.client_id, secret, auth_method=method)
             say(f"Registered the OAuth app for {app.service}. Its redirect URL at the provider must be:")
             say(redirect)
         elif args.app_command == "list":
-            say(format_apps(await app_list(runtime, settings)))
+            say(format_apps(await app_list(admin)))
         elif args.app_command == "remove":
-            await app_remove(runtime, settings, args.service)
+            await app_remove(admin, args.service)
             say(f"Removed the OAuth app of {args.service}.")
     elif args.command == "vault":
-        await _vault(args.vault_command, runtime, settings, say)
+        await _vault(args.vault_command, admin, say)
 
 
-async def _vault(action: str, runtime: Runtime, settings: VaultSettings, say: Callable[[str], None]) -> None:
-    engine, data_dir = runtime.engine, runtime.settings.data_dir
+async def _vault(action: str, admin: VaultAdmin, say: Callable[[str], None]) -> None:
+    engine, data_dir, settings = admin.engine, admin.data_dir, admin.settings
     if action in ("rotate-key", "rewrap"):
         report = (
             await rotate_key(engine, data_dir, settings)
@@ -339,6 +420,9 @@ async def _vault(action: str, runtime: Runtime, settings: VaultSettings, say: Ca
 __all__ = [
     "COMMANDS",
     "TokenBroker",
+    "VaultAdmin",
+    "check_fields",
+    "parse_fields",
     "account_add",
     "account_connect",
     "account_list",

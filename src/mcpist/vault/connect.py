@@ -127,6 +127,7 @@ class Connector:
             started.state,
             started.code_challenge,
             found.auth.scopes,
+            extra=found.auth.authorize_params,
         )
         return url, started
 

@@ -10,7 +10,7 @@ import base64
 import hashlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -55,9 +55,18 @@ def pkce_pair() -> tuple[str, str]:
 
 
 def authorization_url(
-    authorize_url: str, client_id: str, redirect_uri: str, state: str, challenge: str, scopes: Sequence[str]
+    authorize_url: str,
+    client_id: str,
+    redirect_uri: str,
+    state: str,
+    challenge: str,
+    scopes: Sequence[str],
+    *,
+    extra: Mapping[str, str] | None = None,
 ) -> str:
-    params = {
+    """The provider's authorization URL; `extra` (e.g. `access_type=offline`) never overrides the flow's own."""
+    params = {**(extra or {})}
+    params |= {
         "response_type": "code",
         "client_id": client_id,
         "redirect_uri": redirect_uri,

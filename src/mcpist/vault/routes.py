@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
@@ -27,9 +26,6 @@ from mcpist.modules.api import ApiKeyAuth
 
 from .broker import TokenBroker
 from .flows import Flow
-
-if TYPE_CHECKING:
-    from mcpist.runtime import Runtime
 
 logger = logging.getLogger("mcpist.vault")
 
@@ -64,8 +60,14 @@ def _cookie_name(flow: Flow) -> str:
     return f"mcpist_connect_{flow.id.replace('-', '')[:16]}"
 
 
-def connect_routes(runtime: Runtime, broker: TokenBroker, *, session_user: SessionUser | None = None) -> list[Route]:
-    """The connect routes for `broker`; completed connections notify waiting clients via `runtime.elicitations`."""
+Connected = Callable[[str], Awaitable[object]]
+"""Told the elicitation id of a connect flow that finished, so the client waiting on it can go on."""
+
+
+def connect_routes(
+    broker: TokenBroker, *, on_connected: Connected, session_user: SessionUser | None = None
+) -> list[Route]:
+    """The connect routes for `broker`; a finished connection calls `on_connected(elicitation_id)`."""
     connector = broker.connector
     secure = urlsplit(connector.base_url).scheme == "https"
 
@@ -82,7 +84,7 @@ def connect_routes(runtime: Runtime, broker: TokenBroker, *, session_user: Sessi
 
     async def done(flow: Flow) -> HTMLResponse:
         if flow.elicitation_id is not None:
-            await runtime.elicitations.complete(flow.elicitation_id)
+            await on_connected(flow.elicitation_id)
         return _page(
             "Connected",
             f"Your {flow.service} account {flow.account_name!r} is connected. You can close this window "

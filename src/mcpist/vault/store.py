@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -99,6 +99,7 @@ class AccountInfo:
     status: Status
     expires_at: datetime | None
     scopes: tuple[str, ...]
+    fields: dict[str, str]
     version: int
     lease_until: datetime | None
     created_at: datetime
@@ -121,6 +122,7 @@ class AccountInfo:
             "status": self.status,
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "scopes": list(self.scopes),
+            "fields": dict(self.fields),
             "updated_at": self.updated_at.isoformat(),
         }
 
@@ -146,6 +148,7 @@ _INFO_COLUMNS = (
     accounts.c.status,
     accounts.c.expires_at,
     accounts.c.scopes,
+    accounts.c.fields,
     accounts.c.version,
     accounts.c.lease_until,
     accounts.c.created_at,
@@ -165,11 +168,19 @@ def _info(row: Any) -> AccountInfo:
         status=row.status,
         expires_at=utc(row.expires_at),
         scopes=tuple((row.scopes or "").split()),
+        fields=_fields(row.fields),
         version=row.version,
         lease_until=utc(row.lease_until),
         created_at=utc(row.created_at) or row.created_at,
         updated_at=utc(row.updated_at) or row.updated_at,
     )
+
+
+def _fields(text: str | None) -> dict[str, str]:
+    if not text:
+        return {}
+    value = json.loads(text)
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def _select_info() -> sa.Select[Any]:
@@ -194,8 +205,11 @@ class AccountStore:
         role: str | None = None,
         expires_at: datetime | None = None,
         scopes: Sequence[str] = (),
+        fields: Mapping[str, str] | None = None,
     ) -> AccountInfo:
         """Create the account or replace its credential; either way it ends connected.
+
+        `fields` (the module's non-secret account fields) replace the stored ones; None keeps them.
 
         Raises:
             InvalidArgument: a name is invalid, or not exactly one of user_id and role is given.
@@ -208,7 +222,9 @@ class AccountStore:
             check_role(role)
         owner = accounts.c.user_id == user_id if user_id is not None else accounts.c.role == role
         now = datetime.now(UTC)
-        common = {"status": "connected", "expires_at": expires_at, "scopes": " ".join(scopes) or None}
+        common: dict[str, Any] = {"status": "connected", "expires_at": expires_at, "scopes": " ".join(scopes) or None}
+        if fields is not None:
+            common["fields"] = json.dumps(dict(sorted(fields.items())), ensure_ascii=False) if fields else None
         for _ in range(3):
             async with self.engine.begin() as conn:
                 row = (

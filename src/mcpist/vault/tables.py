@@ -1,4 +1,4 @@
-"""The vault's tables (migration: storage/migrations/versions/vault_0001_accounts.py).
+"""The vault's tables (migrations: the `vault` branch in `migrations/` beside this file).
 
 Every secret sits in three columns: `kek_id`, `wrapped_key` and `ciphertext` (see crypto.py).
 Everything else in these rows is metadata that may be listed.
@@ -36,6 +36,7 @@ accounts = sa.Table(
     *_sealed(),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("scopes", sa.Text, nullable=True),
+    sa.Column("fields", sa.Text, nullable=True),  # JSON: the module's declared non-secret account fields
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),

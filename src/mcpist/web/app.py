@@ -141,7 +141,9 @@ def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> S
     routes += oauth_routes(runtime, settings.auth, clock=clock)
     if isinstance(runtime.accounts, TokenBroker):
         session_user = browser_user(runtime, settings.auth, clock=clock) if settings.auth.authorization_server else None
-        routes += connect_routes(runtime, runtime.accounts, session_user=session_user)
+        routes += connect_routes(
+            runtime.accounts, on_connected=runtime.elicitations.complete, session_user=session_user
+        )
     return Starlette(
         routes=routes,
         middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],

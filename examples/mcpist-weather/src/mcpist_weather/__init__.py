@@ -1,52 +1,67 @@
-"""MCPist module `weather`: current weather and forecasts from a weather HTTP API.
+"""MCPist module `weather`: current weather, forecasts and weather stations from a weather HTTP API.
 
-The upstream API (what the tests fake):
+A worked example of a service module on MCPist's kit: the server hands each call `ctx.http`, a
+client bound to the caller's account (credential added, refreshed once on a 401, safe requests
+retried on 429/502/503/504 honouring Retry-After, upstream errors mapped to MCPist's codes), so
+the tools below hold no secret and no status handling.
+
+The upstream API (what the tests fake; `openapi.json` beside this file describes it):
 
     GET {base_url}/v1/current?city=Kyoto&units=metric
         -> {"city": "Kyoto", "temperature": 21.5, "conditions": "clear", "wind_speed": 3.0}
     GET {base_url}/v1/forecast?city=Kyoto&days=3&units=metric
         -> {"city": "Kyoto", "days": [{"date": "2025-05-01", "high": 24.0, "low": 15.0,
                                         "conditions": "rain", "precipitation_chance": 0.8}, ...]}
+    GET {base_url}/v1/stations?country=JP&page_size=50&page_token=...
+        -> {"stations": [{"id": "jp-kyoto-1", "name": "Kyoto", "elevation_m": 41}], "next_page_token": "..."}
 
-It takes the API key as `Authorization: Bearer <key>` and answers 401 for a bad key, 404 for an
-unknown city and 429 when rate-limited.
+It takes an API key or an OAuth access token as `Authorization: Bearer <token>`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from mcpist.modules import ApiKeyAuth, Module, NotFound, ToolContext, Unauthenticated, Unavailable
+from mcpist.modules import Module, OAuth2Auth, ServiceSettings, ToolContext
+from mcpist.upstream import Cursor, Limit, Page, collect, page_token
 
-__all__ = ["Current", "Forecast", "ForecastDay", "WeatherSettings", "module"]
+__all__ = ["OPENAPI", "Current", "Forecast", "ForecastDay", "Station", "WeatherSettings", "module"]
+
+OPENAPI = Path(__file__).with_name("openapi.json")
+"""The upstream's API description: the tests' fake validates every request against it."""
 
 
-class WeatherSettings(BaseModel):
-    """`[modules.settings.weather]` in mcpist.toml."""
-
-    model_config = ConfigDict(extra="forbid")
+class WeatherSettings(ServiceSettings):
+    """`[modules.settings.weather]` in mcpist.toml (or MCPIST_MODULES__SETTINGS__WEATHER__BASE_URL)."""
 
     base_url: str = Field(default="https://weather.example.com", description="the weather API's root URL")
-    timeout_s: float = Field(default=10.0, gt=0, le=60, description="seconds per upstream request")
 
-
-AUTH = ApiKeyAuth(header="Authorization", scheme="Bearer")
 
 module = Module(
     "weather",
-    summary="Current weather and multi-day forecasts for a city",
-    description="Current conditions and daily forecasts from the weather API, with your own API key.",
+    summary="Current weather, multi-day forecasts and weather stations",
+    description="Current conditions, daily forecasts and station lists from the weather API, with your account.",
     settings=WeatherSettings,
-    auth=AUTH,
-    docs="Call `current(city)` for now and `forecast(city, days)` for up to 7 days. Temperatures follow `units`.",
+    # an API key (`mcpist account add weather --token-stdin`) or OAuth (`mcpist account connect weather`)
+    auth=OAuth2Auth(
+        authorize_url="https://weather.example.com/oauth/authorize",
+        token_url="https://weather.example.com/oauth/token",  # noqa: S106 - a URL, not a password
+        scopes=("weather.read",),
+    ),
+    headers={"Weather-Api-Version": "2025-05-01"},
+    docs="Call `current(city)` for now, `forecast(city, days)` for up to 7 days, `stations(country)` to list "
+    "stations page by page (pass `next_cursor` back as `cursor`). Temperatures follow `units`.",
 )
+
+Ctx = ToolContext[WeatherSettings]
 
 City = Annotated[str, Field(min_length=1, max_length=100, description="city name, e.g. 'Kyoto'")]
 Units = Annotated[Literal["metric", "imperial"], Field(description="metric: °C and m/s; imperial: °F and mph")]
+Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$", description="ISO 3166 country code, e.g. 'JP'")]
 
 
 class Current(BaseModel):
@@ -69,58 +84,46 @@ class Forecast(BaseModel):
     days: list[ForecastDay]
 
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+class Station(BaseModel):
+    id: str
+    name: str
+    elevation_m: float | None = None
 
 
-async def _get(ctx: ToolContext[WeatherSettings], path: str, params: dict[str, Any]) -> Any:
-    """GET one upstream resource as JSON.
-
-    Raises:
-        Unauthenticated: the API refused the key. NotFound: unknown city.
-        Unavailable: the API is down, slow, rate-limiting or answered something unreadable.
-    """
-    if ctx.account is None:  # only when a tool sets needs_account=False; else the runtime refuses first
-        raise Unauthenticated("module weather needs a connected weather API account")
-    url = ctx.settings.base_url.rstrip("/") + path
-    headers = {AUTH.header: f"{AUTH.scheme} {ctx.account.secret}"}
-    try:
-        response = await ctx.http.get(url, params=params, headers=headers, timeout=ctx.settings.timeout_s)
-    except httpx.HTTPError as exc:
-        raise Unavailable(f"the weather API cannot be reached: {type(exc).__name__}", {"url": url}) from None
-    if response.status_code in (401, 403):
-        raise Unauthenticated(f"the weather API refused account {ctx.account.name!r}", {"status": response.status_code})
-    if response.status_code == 404:
-        raise NotFound(f"the weather API knows no city {params['city']!r}", {"city": params["city"]})
-    if response.status_code != 200:
-        raise Unavailable(f"the weather API answered HTTP {response.status_code}", {"status": response.status_code})
-    try:
-        return response.json()
-    except ValueError:
-        raise Unavailable("the weather API answered with something other than JSON") from None
-
-
-def _parse(model: type[ModelT], body: Any) -> ModelT:
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        # the upstream broke its contract; the caller can retry later, not fix its input
-        raise Unavailable(f"the weather API answered an unexpected shape: {exc.error_count()} problem(s)") from None
+class _StationPage(BaseModel):
+    stations: list[Station]
+    next_page_token: str | None = None
 
 
 @module.tool(read_only=True)
-async def current(ctx: ToolContext[WeatherSettings], city: City, units: Units = "metric") -> Current:
+async def current(ctx: Ctx, city: City, units: Units = "metric") -> Current:
     """The weather in a city right now: temperature, conditions and wind."""
-    body = await _get(ctx, "/v1/current", {"city": city, "units": units})
-    return _parse(Current, body)
+    body = await ctx.http.get_json("/v1/current", params={"city": city, "units": units})
+    return ctx.http.parse(Current, body)
 
 
 @module.tool(read_only=True)
 async def forecast(
-    ctx: ToolContext[WeatherSettings],
+    ctx: Ctx,
     city: City,
     days: Annotated[int, Field(ge=1, le=7, description="how many days, today first")] = 3,
     units: Units = "metric",
 ) -> Forecast:
     """The daily forecast for a city: high, low, conditions and chance of rain per day."""
-    body = await _get(ctx, "/v1/forecast", {"city": city, "days": days, "units": units})
-    return _parse(Forecast, body)
+    body = await ctx.http.get_json("/v1/forecast", params={"city": city, "days": days, "units": units})
+    return ctx.http.parse(Forecast, body)
+
+
+@module.tool(read_only=True)
+async def stations(ctx: Ctx, country: Country, limit: Limit = 20, cursor: Cursor = None) -> Page[Station]:
+    """Weather stations in a country, `limit` at a time; pass `next_cursor` back as `cursor` for more."""
+
+    async def fetch(token: str | None) -> tuple[list[Station], str | None]:
+        params: dict[str, Any] = {"country": country, "page_size": 50}
+        if token:
+            params["page_token"] = token
+        body = await ctx.http.get_json("/v1/stations", params=params)
+        page = ctx.http.parse(_StationPage, body)
+        return page.stations, page_token(body, key="next_page_token")
+
+    return await collect(fetch, limit, cursor=cursor, service="weather")

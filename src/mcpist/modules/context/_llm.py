@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-import httpx
 from pydantic import ValidationError
 
 from mcpist.modules import DeadlineExceeded, MCPistError, Sampler, Unavailable
+from mcpist.upstream import ServiceClient
 
 from ._rules import Classification
 from ._settings import ContextSettings, EndpointSettings
@@ -57,6 +57,9 @@ def not_configured(settings: ContextSettings) -> Unavailable:
     return Unavailable(f"no LLM is available: {hint}", {"reason": "not_configured"})
 
 
+_ANY_STATUS = range(100, 600)
+
+
 def _redact(text: str, endpoint: EndpointSettings) -> str:
     key = endpoint.api_key.get_secret_value() if endpoint.api_key else ""
     if key:
@@ -65,7 +68,7 @@ def _redact(text: str, endpoint: EndpointSettings) -> str:
 
 
 async def _endpoint(
-    http: httpx.AsyncClient,
+    http: ServiceClient,
     endpoint: EndpointSettings,
     purpose: Purpose,
     messages: list[dict[str, str]],
@@ -86,14 +89,15 @@ async def _endpoint(
     headers = {"Authorization": f"Bearer {endpoint.api_key.get_secret_value()}"} if endpoint.api_key else {}
     url = endpoint.base_url.rstrip("/") + "/chat/completions"
     try:
-        response = await http.post(url, json=body, headers=headers, timeout=deadline_s)
-    except httpx.TimeoutException:
+        # every status comes back: the endpoint's errors are reported in this module's words below
+        response = await http.request("POST", url, json=body, headers=headers, timeout_s=deadline_s, ok=_ANY_STATUS)
+    except DeadlineExceeded:
         raise DeadlineExceeded(
             f"the LLM endpoint did not answer within {deadline_s:g} s", {"backend": "endpoint", "timeout_s": deadline_s}
         ) from None
-    except httpx.HTTPError as exc:
+    except Unavailable as exc:
         raise Unavailable(
-            f"the LLM endpoint could not be reached: {type(exc).__name__}", {"backend": "endpoint"}
+            f"the LLM endpoint could not be reached: {_redact(exc.message, endpoint)}", {"backend": "endpoint"}
         ) from None
     if response.status_code >= 400:
         detail = ""
@@ -121,7 +125,7 @@ async def complete(
     *,
     settings: ContextSettings,
     sampler: Sampler | None,
-    http: httpx.AsyncClient,
+    http: ServiceClient,
     purpose: Purpose,
     prompt: str,
     max_tokens: int,

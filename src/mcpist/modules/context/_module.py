@@ -6,11 +6,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from mcpist.modules import Internal, Module, ModuleResources, ToolContext
+from mcpist.modules import Module, ModuleResources, ToolContext
 
 from ._settings import ContextSettings
 from ._text import Tokenizer
@@ -61,15 +58,5 @@ async def _lifespan(resources: ModuleResources) -> AsyncIterator[ContextState]:
     yield ContextState(tokenizer=Tokenizer.load())
 
 
-def state_of(ctx: ToolContext[Any]) -> ContextState:
-    """Raises: Internal: the module's lifespan did not run."""
-    if not isinstance(ctx.state, ContextState):
-        raise Internal("module context was not started (no tokenizer state)")
-    return ctx.state
-
-
-def engine_of(ctx: ToolContext[Any]) -> AsyncEngine:
-    """Raises: Internal: the server handed no database engine."""
-    if ctx.engine is None:
-        raise Internal("module context needs the server's database engine")
-    return ctx.engine
+Ctx = ToolContext[ContextSettings, ContextState]
+"""What every tool of this module receives: its settings and the state its startup yielded, typed."""

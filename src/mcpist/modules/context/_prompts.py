@@ -8,6 +8,7 @@ prompt menu without typing an id.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mcpist.modules import (
@@ -21,7 +22,6 @@ from mcpist.modules import (
 )
 
 from . import _service, _store
-from ._module import engine_of, state_of
 from ._settings import ContextSettings
 
 GENERIC = "context_session"
@@ -31,10 +31,10 @@ PREFIX = GENERIC + "_"
 class SessionPrompts:
     """The `PromptProvider` of module `context`."""
 
-    async def list_prompts(self, ctx: ToolContext[Any]) -> list[PromptInfo]:
+    async def list_prompts(self, ctx: ToolContext[Any, Any]) -> list[PromptInfo]:
         settings: ContextSettings = ctx.settings
-        now = state_of(ctx).clock()
-        async with engine_of(ctx).connect() as conn:
+        now = ctx.state.clock()
+        async with ctx.engine.connect() as conn:
             sessions = await _store.list_sessions(
                 conn, ctx.caller.user_id, _service.cutoff(settings, now), settings.listed_prompts
             )
@@ -50,7 +50,20 @@ class SessionPrompts:
             out.append(PromptInfo(name=PREFIX + session.id, description=f"Context session: {title}"))
         return out
 
-    async def get_prompt(self, ctx: ToolContext[Any], name: str, arguments: dict[str, str]) -> PromptResult:
+    async def complete_argument(
+        self, ctx: ToolContext[Any, Any], prompt: str, argument: str, value: str, context: Mapping[str, str]
+    ) -> list[str]:
+        """The caller's recent session ids starting with `value`, for `context_session`'s `session_id`."""
+        if prompt != GENERIC or argument != "session_id":
+            return []
+        settings: ContextSettings = ctx.settings
+        async with ctx.engine.connect() as conn:
+            sessions = await _store.list_sessions(
+                conn, ctx.caller.user_id, _service.cutoff(settings, ctx.state.clock()), 100
+            )
+        return [s.id for s in sessions if s.id.startswith(value.strip())]
+
+    async def get_prompt(self, ctx: ToolContext[Any, Any], name: str, arguments: dict[str, str]) -> PromptResult:
         """Raises: NotFound (unknown prompt or session), InvalidArgument (session_id missing)."""
         if name == GENERIC:
             session_id = arguments.get("session_id", "").strip()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from mcpist.modules import Conflict, InvalidArgument, MCPistError, ToolContext, Unavailable
+from mcpist.modules import Conflict, InvalidArgument, MCPistError, Unavailable
 
 from . import _llm, _rules, _store
 from ._model import SessionRow, Store
-from ._module import ContextState, engine_of, state_of
+from ._module import ContextState, Ctx
 from ._plan import TurnPlan, plan_turn
 from ._results import ClassifiedBy, Keyword, TurnResult
 from ._rules import Classification
@@ -44,7 +44,7 @@ def check_text(field: str, value: str, limit: int) -> str:
     return value
 
 
-async def classify(ctx: ToolContext[ContextSettings], message: str, language: Language) -> Classified:
+async def classify(ctx: Ctx, message: str, language: Language) -> Classified:
     """The rules by default; the LLM when configured, falling back to the rules on any failure."""
     settings = ctx.settings
     if settings.classifier == "rules":
@@ -67,13 +67,11 @@ async def classify(ctx: ToolContext[ContextSettings], message: str, language: La
     return Classified(result, "llm:endpoint" if completion.backend == "endpoint" else "llm:sampling", None)
 
 
-async def plan(
-    ctx: ToolContext[ContextSettings], state: ContextState, session_id: str, message: str, classified: Classified
-) -> TurnPlan:
+async def plan(ctx: Ctx, state: ContextState, session_id: str, message: str, classified: Classified) -> TurnPlan:
     settings = ctx.settings
     now = state.clock()
     language = detect_language(message)
-    async with engine_of(ctx).connect() as conn:
+    async with ctx.engine.connect() as conn:
         session = await _store.get_session(conn, ctx.caller.user_id, session_id, cutoff(settings, now))
         store = await _store.load_store(conn, session)
         terms = state.tokenizer.terms(message, language)
@@ -107,15 +105,15 @@ def result_of(session_id: str, p: TurnPlan, classified: Classified) -> TurnResul
     )
 
 
-async def add_turn(ctx: ToolContext[ContextSettings], session_id: str, message: str) -> TurnResult:
+async def add_turn(ctx: Ctx, session_id: str, message: str) -> TurnResult:
     """Raises: NotFound, InvalidArgument, Conflict (the session kept changing under us)."""
-    state = state_of(ctx)
+    state = ctx.state
     check_text("message", message, ctx.settings.max_message_chars)
     classified = await classify(ctx, message, detect_language(message))
     for _ in range(_ATTEMPTS):
         p = await plan(ctx, state, session_id, message, classified)
         try:
-            async with engine_of(ctx).begin() as conn:
+            async with ctx.engine.begin() as conn:
                 await _store.apply_turn(conn, p)
         except _store.StaleSession:
             continue  # another turn landed first: plan again on top of it
@@ -123,9 +121,9 @@ async def add_turn(ctx: ToolContext[ContextSettings], session_id: str, message: 
     raise Conflict(f"session_id {session_id!r}: other turns kept arriving; retry", {"field": "session_id"})
 
 
-async def respond(ctx: ToolContext[ContextSettings], session_id: str, message: str) -> tuple[TurnResult, str, str]:
+async def respond(ctx: Ctx, session_id: str, message: str) -> tuple[TurnResult, str, str]:
     """Raises: NotFound, InvalidArgument, Unavailable, DeadlineExceeded, Conflict."""
-    state = state_of(ctx)
+    state = ctx.state
     settings = ctx.settings
     check_text("message", message, settings.max_message_chars)
     if settings.responder == "off":
@@ -150,7 +148,7 @@ async def respond(ctx: ToolContext[ContextSettings], session_id: str, message: s
     )
     reply = completion.text[: settings.max_response_chars]
     try:
-        async with engine_of(ctx).begin() as conn:
+        async with ctx.engine.begin() as conn:
             await _store.apply_turn(conn, p, response=reply)
     except _store.StaleSession:
         raise Conflict(
@@ -161,10 +159,10 @@ async def respond(ctx: ToolContext[ContextSettings], session_id: str, message: s
     return result_of(session_id, p, classified), reply, completion.backend
 
 
-async def load(ctx: ToolContext[ContextSettings], session_id: str) -> Store:
+async def load(ctx: Ctx, session_id: str) -> Store:
     """Raises: NotFound."""
-    state = state_of(ctx)
-    async with engine_of(ctx).connect() as conn:
+    state = ctx.state
+    async with ctx.engine.connect() as conn:
         session = await _store.get_session(conn, ctx.caller.user_id, session_id, cutoff(ctx.settings, state.clock()))
         return await _store.load_store(conn, session)
 

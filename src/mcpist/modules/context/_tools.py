@@ -6,10 +6,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcpist.modules import ToolContext
-
 from . import _service, _store
-from ._module import engine_of, module, state_of
+from ._module import Ctx, module
 from ._results import (
     ContextItem,
     ContextView,
@@ -23,7 +21,6 @@ from ._results import (
     TurnResult,
     TurnView,
 )
-from ._settings import ContextSettings
 
 SessionId = Annotated[str, Field(description="from start_session", min_length=1, max_length=64)]
 Message = Annotated[str, Field(description="the user's message, exactly as they wrote it")]
@@ -31,11 +28,11 @@ MAX_LISTED = 200
 
 
 @module.tool()
-async def start_session(ctx: ToolContext[ContextSettings]) -> StartSessionResult:
+async def start_session(ctx: Ctx) -> StartSessionResult:
     """Start a conversation session with an empty context store; returns its session_id."""
-    state = state_of(ctx)
+    state = ctx.state
     now = state.clock()
-    async with engine_of(ctx).begin() as conn:
+    async with ctx.engine.begin() as conn:
         # expired sessions go here, where a new one starts, rather than on a timer of its own
         await _store.purge_expired(conn, _service.cutoff(ctx.settings, now))
         session = await _store.create_session(conn, ctx.caller.user_id, now)
@@ -43,7 +40,7 @@ async def start_session(ctx: ToolContext[ContextSettings]) -> StartSessionResult
 
 
 @module.tool()
-async def add_turn(ctx: ToolContext[ContextSettings], session_id: SessionId, message: Message) -> TurnResult:
+async def add_turn(ctx: Ctx, session_id: SessionId, message: Message) -> TurnResult:
     """Add the user's message: classify its intent, update the context and return the synthesised prompt.
 
     Send `prompt` to your LLM in place of the bare message, then call record_response with the answer.
@@ -53,22 +50,22 @@ async def add_turn(ctx: ToolContext[ContextSettings], session_id: SessionId, mes
 
 @module.tool()
 async def record_response(
-    ctx: ToolContext[ContextSettings],
+    ctx: Ctx,
     session_id: SessionId,
     text: Annotated[str, Field(description="the assistant's reply to the latest message")],
 ) -> RecordResponseResult:
     """Store the assistant's reply to the latest user message in the turn context."""
-    state = state_of(ctx)
+    state = ctx.state
     _service.check_text("text", text, ctx.settings.max_response_chars)
     now = state.clock()
-    async with engine_of(ctx).begin() as conn:
+    async with ctx.engine.begin() as conn:
         session = await _store.get_session(conn, ctx.caller.user_id, session_id, _service.cutoff(ctx.settings, now))
         turn, replaced = await _store.record_response(conn, session, text, now)
     return RecordResponseResult(session_id=session_id, turn=turn, replaced=replaced)
 
 
 @module.tool(open_world=True)
-async def respond(ctx: ToolContext[ContextSettings], session_id: SessionId, message: Message) -> RespondResult:
+async def respond(ctx: Ctx, session_id: SessionId, message: Message) -> RespondResult:
     """The whole turn: add the message, ask the configured LLM with the synthesised prompt, store and return its answer.
 
     Needs `responder = "llm"` and an LLM (MCP sampling or an endpoint); a failed call stores nothing.
@@ -80,7 +77,7 @@ async def respond(ctx: ToolContext[ContextSettings], session_id: SessionId, mess
 
 
 @module.tool(read_only=True)
-async def get_context(ctx: ToolContext[ContextSettings], session_id: SessionId) -> ContextView:
+async def get_context(ctx: Ctx, session_id: SessionId) -> ContextView:
     """The session's context store: core (goals), evolving (constraints), recent turns, superseded constraints."""
     store = await _service.load(ctx, session_id)
     return ContextView(
@@ -93,26 +90,26 @@ async def get_context(ctx: ToolContext[ContextSettings], session_id: SessionId) 
 
 
 @module.tool(read_only=True)
-async def get_prompt(ctx: ToolContext[ContextSettings], session_id: SessionId) -> PromptView:
+async def get_prompt(ctx: Ctx, session_id: SessionId) -> PromptView:
     """The synthesised prompt for the session's latest message."""
     store = await _service.load(ctx, session_id)
     return PromptView(session_id=session_id, language=store.session.language or "en", prompt=_service.prompt_of(store))
 
 
 @module.tool(read_only=True)
-async def list_sessions(ctx: ToolContext[ContextSettings]) -> SessionList:
+async def list_sessions(ctx: Ctx) -> SessionList:
     """The caller's live sessions, most recently used first."""
-    now = state_of(ctx).clock()
-    async with engine_of(ctx).connect() as conn:
+    now = ctx.state.clock()
+    async with ctx.engine.connect() as conn:
         rows = await _store.list_sessions(conn, ctx.caller.user_id, _service.cutoff(ctx.settings, now), MAX_LISTED)
     return SessionList(sessions=[SessionSummary.of(row, _service.expires_at(ctx.settings, row)) for row in rows])
 
 
 @module.tool(destructive=True)
-async def end_session(ctx: ToolContext[ContextSettings], session_id: SessionId) -> EndSessionResult:
+async def end_session(ctx: Ctx, session_id: SessionId) -> EndSessionResult:
     """End the session and discard its context store (and its words from the keyword statistics)."""
-    now = state_of(ctx).clock()
-    async with engine_of(ctx).begin() as conn:
+    now = ctx.state.clock()
+    async with ctx.engine.begin() as conn:
         await _store.get_session(conn, ctx.caller.user_id, session_id, _service.cutoff(ctx.settings, now))
         await _store.delete_session(conn, session_id)
     return EndSessionResult(session_id=session_id)

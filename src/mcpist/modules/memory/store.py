@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from mcpist.modules import Caller, InvalidArgument, ToolContext, Unavailable
+from mcpist.modules import Caller, InvalidArgument, ToolContext
 
 from .analyzer import Analyzer
 from .embeddings import Embedder
@@ -48,11 +48,8 @@ class MemoryState:
         return self.embedder.duplicate_similarity if ds is None else ds
 
 
-def state_of(ctx: ToolContext[MemorySettings]) -> MemoryState:
-    state = ctx.state
-    if not isinstance(state, MemoryState):
-        raise Unavailable("the memory module has not started")
-    return state
+Ctx = ToolContext[MemorySettings, MemoryState]
+"""What every memory tool receives: its settings and the state its startup yielded, typed."""
 
 
 def now() -> datetime:

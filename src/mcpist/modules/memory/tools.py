@@ -13,7 +13,7 @@ import httpx
 import sqlalchemy as sa
 from pydantic import Field
 
-from mcpist.modules import Module, ModuleResources, ToolContext
+from mcpist.modules import Module, ModuleResources
 
 from . import memos, relations
 from . import search as search_
@@ -30,7 +30,7 @@ from .models import (
     SearchResult,
 )
 from .settings import MemorySettings
-from .store import MemoryState, retry_aborted, state_of
+from .store import Ctx, MemoryState, retry_aborted
 from .tables import entries
 from .vector_index import SqliteVectorIndex
 
@@ -140,7 +140,7 @@ async def lifespan(resources: ModuleResources) -> AsyncIterator[MemoryState]:
 
 @module.tool("save")
 async def save(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     namespace: Namespace,
     content: Annotated[str, Field(min_length=1, description="the memo's text")],
     metadata: Annotated[
@@ -162,7 +162,7 @@ async def save(
     """
     return await retry_aborted(
         lambda: memos.save(
-            state_of(ctx),
+            ctx.state,
             ctx.caller,
             namespace=namespace,
             content=content,
@@ -177,7 +177,7 @@ async def save(
 
 @module.tool("search", read_only=True)
 async def search(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     namespace: Namespace,
     query: Annotated[str | None, Field(default=None, description="text to search for")] = None,
     metadata_filter: Annotated[
@@ -202,7 +202,7 @@ async def search(
     ] = None,
 ) -> SearchResult:
     """Search a namespace by meaning, by words (Japanese and English), by metadata, or from a pivot memo."""
-    state = state_of(ctx)
+    state = ctx.state
     return await search_.search(
         state,
         ctx.caller,
@@ -220,12 +220,10 @@ async def search(
 
 
 @module.tool("delete", destructive=True)
-async def delete(
-    ctx: ToolContext[MemorySettings], namespace: Namespace, memo_id: MemoId, version: Version = None
-) -> DeleteResult:
+async def delete(ctx: Ctx, namespace: Namespace, memo_id: MemoId, version: Version = None) -> DeleteResult:
     """Delete a memo and its relations; NOT_FOUND when there is no such memo."""
     return await retry_aborted(
-        lambda: memos.delete(state_of(ctx), ctx.caller, namespace=namespace, memo_id_=memo_id, version=version)
+        lambda: memos.delete(ctx.state, ctx.caller, namespace=namespace, memo_id_=memo_id, version=version)
     )
 
 
@@ -234,7 +232,7 @@ Tag = Annotated[str, Field(min_length=1, max_length=64, description="the kind of
 
 @module.tool("relation.save", idempotent=True)
 async def relation_save(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     source_memo_id: MemoId,
     target_memo_id: MemoId,
     tag: Tag,
@@ -248,7 +246,7 @@ async def relation_save(
     """Create or update a tagged relation between two memos; the version grows only if weight or reason change."""
     return await retry_aborted(
         lambda: relations.save(
-            state_of(ctx),
+            ctx.state,
             ctx.caller,
             namespace=namespace,
             source_memo_id=source_memo_id,
@@ -263,7 +261,7 @@ async def relation_save(
 
 @module.tool("relation.delete", destructive=True)
 async def relation_delete(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     source_memo_id: MemoId,
     target_memo_id: MemoId,
     tag: Tag,
@@ -273,7 +271,7 @@ async def relation_delete(
     """Delete one relation; returns what it was, or NOT_FOUND."""
     return await retry_aborted(
         lambda: relations.delete(
-            state_of(ctx),
+            ctx.state,
             ctx.caller,
             namespace=namespace,
             source_memo_id=source_memo_id,
@@ -286,7 +284,7 @@ async def relation_delete(
 
 @module.tool("relation.list", read_only=True)
 async def relation_list(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     namespace: OptNamespace = None,
     source_memo_id: Annotated[str | None, Field(default=None)] = None,
     target_memo_id: Annotated[str | None, Field(default=None)] = None,
@@ -295,7 +293,7 @@ async def relation_list(
 ) -> RelationListResult:
     """List relations (edges) and the memos they connect (nodes)."""
     return await relations.list_(
-        state_of(ctx),
+        ctx.state,
         ctx.caller,
         namespace=namespace,
         source_memo_id=source_memo_id,
@@ -307,7 +305,7 @@ async def relation_list(
 
 @module.tool("relation.graph", read_only=True)
 async def relation_graph(
-    ctx: ToolContext[MemorySettings],
+    ctx: Ctx,
     start_memo_id: MemoId,
     namespace: OptNamespace = None,
     direction: Annotated[Literal["forward", "backward", "both"], Field(default="forward")] = "forward",
@@ -317,7 +315,7 @@ async def relation_graph(
 ) -> GraphResult:
     """Walk relations from a memo (forward, backward or both), with each edge's depth, direction and path."""
     return await relations.graph(
-        state_of(ctx),
+        ctx.state,
         ctx.caller,
         namespace=namespace,
         start_memo_id=start_memo_id,

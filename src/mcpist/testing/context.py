@@ -1,0 +1,123 @@
+"""A `ToolContext` as the server would build it, for calling a module's tools directly in tests."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from mcpist.errors import MCPistError, Unauthenticated
+from mcpist.modules.api import Account, Caller, ClientChannel, Module, Sampler, ServiceSettings, ToolContext
+from mcpist.upstream import Credential, CredentialSource, ServiceClient
+
+
+class FakeCredentials:
+    """A credential source for tests: sends `tokens[0]` as a Bearer token, and each 401 refresh moves to
+    the next one; `refreshes` counts them. With no token left, the upstream's refusal stands."""
+
+    def __init__(self, *tokens: str, header: str = "Authorization", scheme: str = "Bearer") -> None:
+        if not tokens:
+            raise ValueError("give at least one token")
+        self.tokens = list(tokens)
+        self.refreshes = 0
+        self._header = header
+        self._scheme = scheme
+
+    def __repr__(self) -> str:
+        return f"FakeCredentials(<{len(self.tokens)} tokens>, refreshes={self.refreshes})"
+
+    def _credential(self) -> Credential:
+        token = self.tokens[self.refreshes]
+        value = f"{self._scheme} {token}" if self._scheme else token
+        return Credential({self._header: value}, token)
+
+    async def current(self) -> Credential:
+        return self._credential()
+
+    async def refresh(self, stale: Credential) -> Credential | None:
+        if self.refreshes + 1 >= len(self.tokens):
+            return None
+        self.refreshes += 1
+        return self._credential()
+
+    async def rejected(self) -> MCPistError:
+        return Unauthenticated("the upstream refused the test account's credential; connect it again")
+
+
+class RecordedSleep:
+    """Stands in for `anyio.sleep` in a client's retries: records each wait instead of waiting."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def tool_context(
+    module: Module,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    settings: BaseModel | Mapping[str, Any] | None = None,
+    state: Any = None,
+    engine: AsyncEngine | None = None,
+    account: Account | None = None,
+    credentials: CredentialSource | None = None,
+    caller: Caller | None = None,
+    sampler: Sampler | None = None,
+    channel: ClientChannel | None = None,
+    sleep: RecordedSleep | None = None,
+) -> ToolContext[Any, Any]:
+    """The context a tool of `module` receives, with its upstream faked at `transport`.
+
+    `settings` may be the module's settings model or a dict validated into it. With `credentials`
+    (e.g. `FakeCredentials("t1", "t2")`) the HTTP client authenticates as the server's would; `account`
+    defaults to one named "test". `engine` defaults to an in-memory SQLite engine (not migrated).
+    Retries wait through `sleep` (a `RecordedSleep` by default), so tests never sleep.
+
+    Raises:
+        pydantic.ValidationError: `settings` do not fit the module's model.
+    """
+    if settings is None or isinstance(settings, Mapping):
+        settings = module.settings_model.model_validate(dict(settings or {}))
+    if credentials is not None and account is None:
+        account = Account(service=module.name, name="test")
+    wait = sleep or RecordedSleep()
+    inner = transport or httpx.MockTransport(_no_upstream)
+
+    def make_client() -> ServiceClient:
+        roots = settings.base_urls() if isinstance(settings, ServiceSettings) else []
+        base_url = roots[0] if roots else ""
+        if account is not None and isinstance(settings, ServiceSettings) and module.base_url_for is not None:
+            base_url = module.base_url_for(settings, account)
+        return ServiceClient(
+            module.name,
+            base_url,
+            transport=inner,
+            credentials=credentials,
+            headers=module.headers,
+            user_agent="mcpist-test",
+            extra_origins=roots,
+            tries=settings.tries if isinstance(settings, ServiceSettings) else 3,
+            sleep=wait,
+        )
+
+    return ToolContext(
+        settings=settings,
+        state=state,
+        engine=engine or create_async_engine("sqlite+aiosqlite://"),
+        caller=caller or Caller(user_id="test-user"),
+        logger=logging.getLogger(f"mcpist.modules.{module.name}"),
+        account=account,
+        http=make_client,
+        sampler=sampler,
+        channel=channel,
+    )
+
+
+def _no_upstream(request: httpx.Request) -> httpx.Response:
+    raise AssertionError(f"the test gave no upstream, yet the tool sent {request.method} {request.url}")
