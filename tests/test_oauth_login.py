@@ -7,7 +7,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from mcpist.auth.oauth import AuthSettings, add_user, authorization_servers, set_password
+from mcpist.auth.oauth import add_user, authorization_servers, set_password
+from mcpist.config import AuthSettings
 from oauth_support import (
     INIT,
     MCP_HEADERS,

@@ -22,10 +22,11 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from demo_module import demo, remote
+from mcpist.config import VaultSettings
 from mcpist.modules.api import Caller, Module, OAuth2Auth, ToolContext
 from mcpist.runtime import Runtime
 from mcpist.storage.tables import users
-from mcpist.vault import TokenBroker, VaultSettings, broker_for, connect_routes
+from mcpist.vault import TokenBroker, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
 from mcpist.web.app import create_app
 from support import BASE, runtime

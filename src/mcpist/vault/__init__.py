@@ -11,7 +11,6 @@ from .connect import NoOAuthApp
 from .crypto import Keyring, MissingKey, TamperedRecord
 from .keys import KeySource
 from .routes import SessionUser, connect_routes
-from .settings import VaultSettings
 from .store import AccountInfo, OAuthApp
 
 __all__ = [
@@ -25,7 +24,6 @@ __all__ = [
     "SessionUser",
     "TamperedRecord",
     "TokenBroker",
-    "VaultSettings",
     "broker_for",
     "connect_routes",
     "no_roles",

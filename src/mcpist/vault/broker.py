@@ -22,6 +22,7 @@ import anyio
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from mcpist.config import VaultSettings
 from mcpist.errors import ConnectRequired, InvalidArgument, NotFound, Unauthenticated, Unavailable
 from mcpist.modules.api import Account, ApiKeyAuth, Caller, Module, OAuth2Auth
 
@@ -29,7 +30,6 @@ from .connect import Connector, Services
 from .flows import FlowStore
 from .keys import KeySource
 from .oauth import ProviderRejected, ProviderUnavailable, request_token
-from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AccountStore, AppStore, Sealer, check_account_name
 
 if TYPE_CHECKING:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from mcpist.config import VaultSettings
 from mcpist.errors import InvalidArgument, NotFound
 from mcpist.storage.tables import users
 
@@ -28,7 +29,6 @@ from . import rotation
 from .broker import TokenBroker, broker_for
 from .connect import MAX_SECRET_CHARS
 from .keys import KeySource
-from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AuthMethod, OAuthApp
 
 if TYPE_CHECKING:

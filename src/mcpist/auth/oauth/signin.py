@@ -14,13 +14,13 @@ from mcp.shared.auth import OAuthClientInformationFull
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from mcpist.config import AuthSettings
 from mcpist.storage.users import User, get_user
 
 from .pages import Html, message, page, render
 from .provider import MCPistAuthProvider
 from .ratelimit import LoginLimiter
 from .session import Cookies
-from .settings import AuthSettings
 from .upstream import Upstream, UpstreamError
 from .users import allowlisted_user, check_password
 
