@@ -10,9 +10,9 @@ import httpx2
 import jwt
 import pytest
 
-from mcpist.auth.oauth import set_password
 from mcpist.auth.oauth.clients import metadata_url_problem
 from mcpist.auth.tokens import TokenStore
+from mcpist.auth.users import set_password
 from mcpist.config import AuthSettings
 from oauth_support import (
     PASSWORD,

@@ -270,7 +270,7 @@ def _read_password() -> str:
 
 
 async def _user(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.auth.oauth import add_user, list_users, set_password
+    from mcpist.auth.users import add_user, list_users, set_password
     from mcpist.sieve import cli as roles
 
     async with _admin(settings) as runtime:

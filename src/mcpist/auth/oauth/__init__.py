@@ -5,30 +5,19 @@ Wiring (web/app.py): mount `oauth_routes(runtime, settings.auth)` beside `/mcp`,
 Every verifier checks the token's audience itself (API tokens are only ever for this server).
 """
 
-from mcpist.config import AuthSettings, ExternalJwtSettings, UpstreamProvider
-
 from .external import ExternalJwtVerifier
 from .provider import MCPistAuthProvider
 from .routes import RuntimeLike, authorization_servers, browser_user, oauth_routes, token_verifiers
-from .users import SYSTEM_ROLES, UserRecord, add_user, list_users, set_password
 from .verifiers import ChainedTokenVerifier, OAuthTokenVerifier
 
 __all__ = [
-    "AuthSettings",
     "ChainedTokenVerifier",
-    "ExternalJwtSettings",
     "ExternalJwtVerifier",
     "MCPistAuthProvider",
     "OAuthTokenVerifier",
     "RuntimeLike",
-    "SYSTEM_ROLES",
-    "UpstreamProvider",
-    "UserRecord",
-    "add_user",
     "authorization_servers",
     "browser_user",
-    "list_users",
     "oauth_routes",
-    "set_password",
     "token_verifiers",
 ]

@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.requests import Request
 from starlette.routing import Route
 
+from mcpist.auth.upstream import Upstream
 from mcpist.config import AuthSettings, Settings
 from mcpist.errors import ConfigError
 
@@ -41,7 +42,6 @@ from .provider import MCPistAuthProvider
 from .session import Cookies
 from .signin import SignIn
 from .store import OAuthStore
-from .upstream import Upstream
 from .verifiers import OAuthTokenVerifier
 
 METADATA_PATH = "/.well-known/oauth-authorization-server"
