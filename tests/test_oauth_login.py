@@ -7,9 +7,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from mcpist.auth.oauth import authorization_servers
 from mcpist.auth.users import add_user, set_password
 from mcpist.config import AuthSettings
+from mcpist.protocol.oauth import authorization_servers
 from oauth_support import (
     INIT,
     MCP_HEADERS,
@@ -184,7 +184,7 @@ async def test_authorization_server_can_be_turned_off(tmp_path: Path) -> None:
 
 
 def test_public_api_is_pinned() -> None:
-    import mcpist.auth.oauth as oauth
+    import mcpist.protocol.oauth as oauth
 
     assert sorted(oauth.__all__) == sorted(
         [

@@ -26,10 +26,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from mcpist.auth.oauth import ChainedTokenVerifier, authorization_servers, browser_user, oauth_routes, token_verifiers
 from mcpist.auth.tokens import TokenStore
 from mcpist.config import Settings
 from mcpist.errors import ConfigError
+from mcpist.protocol.oauth import (
+    ChainedTokenVerifier,
+    authorization_servers,
+    browser_user,
+    oauth_routes,
+    token_verifiers,
+)
 from mcpist.protocol.server import build_server
 from mcpist.runtime import Runtime
 from mcpist.vault.broker import TokenBroker

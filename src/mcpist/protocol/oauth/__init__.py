@@ -1,8 +1,14 @@
 """MCPist's OAuth 2.1 authorization server for MCP clients, and verification of an external IdP's JWTs.
 
+MCP's authorization is part of the MCP specification and this server is built on the SDK's auth
+routes, provider interface and models, so it lives in the protocol layer. Who may sign in (users,
+passwords, failed sign-ins, upstream providers) is `mcpist.auth`'s, which this package uses.
+
 Wiring (web/app.py): mount `oauth_routes(runtime, settings.auth)` beside `/mcp`, and authenticate
 `/mcp` with `ChainedTokenVerifier([ApiTokenVerifier(...), *token_verifiers(runtime, settings.auth)])`.
 Every verifier checks the token's audience itself (API tokens are only ever for this server).
+
+Its modules log as `mcpist.auth.oauth`, the name they had before they moved here.
 """
 
 from .external import ExternalJwtVerifier
