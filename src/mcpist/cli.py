@@ -184,10 +184,9 @@ async def _serve(settings: Settings) -> None:
 
 
 async def _stdio(settings: Settings) -> None:
-    from mcp.server.stdio import stdio_server
-
     from mcpist.modules.api import Caller
     from mcpist.protocol.server import build_server
+    from mcpist.protocol.stdio import stdio_server
     from mcpist.runtime import start_runtime
 
     async with start_runtime(settings) as runtime:
