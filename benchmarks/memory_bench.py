@@ -160,11 +160,8 @@ async def database(backend: str) -> AsyncIterator[str]:
             server.cleanup()
 
 
-def ctx(state: MemoryState, user: str = "bench") -> ToolContext[MemorySettings]:
-    import httpx
-
+def ctx(state: MemoryState, user: str = "bench") -> ToolContext[MemorySettings, MemoryState]:
     return ToolContext(
-        http=httpx.AsyncClient(),
         settings=state.settings,
         account=None,
         logger=logging.getLogger("bench"),

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from starlette.applications import Starlette
 
-from mcpist.auth.oauth import AuthSettings
+from mcpist.config import AuthSettings
 from mcpist.runtime import Runtime
 from mcpist.web.app import create_app
 from support import BASE

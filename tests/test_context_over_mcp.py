@@ -46,7 +46,7 @@ async def test_session_prompt_is_an_mcp_prompt(tmp_path: Path, mode: str) -> Non
 
 
 async def test_other_users_sessions_are_not_prompts(tmp_path: Path) -> None:
-    from mcpist.auth.oauth import add_user
+    from mcpist.auth.users import add_user
     from mcpist.sieve.cli import grant_role
     from sieve_support import create_token
 

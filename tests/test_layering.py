@@ -11,12 +11,12 @@ point). Only mcpist.protocol imports the MCP SDK.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "mcpist"
 
@@ -49,12 +49,6 @@ PLUGIN_API = frozenset(
 )
 SDK = ("mcp", "mcp_types")
 SDK_UNIT = "mcpist.protocol"
-
-KNOWN = (
-    "known violations until the changes under way land (then remove this xfail): config imports the "
-    "auth.oauth and vault settings (and auth.oauth.routes imports config: a cycle); the MCP SDK is "
-    "imported in auth/oauth, web/app.py, web/auth.py and cli.py (stdio)"
-)
 
 
 @dataclass(frozen=True)
@@ -203,7 +197,6 @@ def test_every_top_level_name_has_a_rank() -> None:
     assert units <= set(RANKS), f"unranked: {sorted(units - set(RANKS))}"
 
 
-@pytest.mark.xfail(strict=False, reason=KNOWN)
 def test_imports_point_down_the_layers_without_cycles() -> None:
     broken, loops = violations()
     assert not broken + loops, "\n" + "\n".join(broken + loops)
@@ -239,3 +232,9 @@ def later() -> None:
         (8, "mcpist.runtime"),
         (12, "mcpist.web.app"),
     }
+
+
+def test_the_settings_load_no_other_layer() -> None:
+    code = "import sys, mcpist.config; print(' '.join(sorted(m for m in sys.modules if m.startswith('mcp'))))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == ["mcpist", "mcpist.config", "mcpist.config._auth", "mcpist.config._vault", "mcpist.errors"]

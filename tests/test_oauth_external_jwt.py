@@ -15,7 +15,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from mcpist.auth.oauth import AuthSettings, ExternalJwtSettings, add_user, list_users, token_verifiers
+from mcpist.auth.users import add_user, list_users
+from mcpist.config import AuthSettings, ExternalJwtSettings
+from mcpist.protocol.oauth import token_verifiers
 from mcpist.runtime import Runtime
 from oauth_support import FakeClock, browser, compose_app, mcp_session, mcp_status, with_http
 from support import BASE, new_token, runtime

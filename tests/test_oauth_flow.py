@@ -10,7 +10,8 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl
 
-from mcpist.auth.oauth import AuthSettings, set_password
+from mcpist.auth.users import set_password
+from mcpist.config import AuthSettings
 from oauth_support import (
     INIT,
     MCP_HEADERS,

@@ -10,9 +10,10 @@ import httpx2
 import jwt
 import pytest
 
-from mcpist.auth.oauth import AuthSettings, set_password
-from mcpist.auth.oauth.clients import metadata_url_problem
 from mcpist.auth.tokens import TokenStore
+from mcpist.auth.users import set_password
+from mcpist.config import AuthSettings
+from mcpist.protocol.oauth.clients import metadata_url_problem
 from oauth_support import (
     PASSWORD,
     FakeClock,

@@ -17,7 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from mcpist.auth.oauth import AuthSettings, UpstreamProvider, add_user, list_users
+from mcpist.auth.users import add_user, list_users
+from mcpist.config import AuthSettings, UpstreamProvider
 from mcpist.runtime import Runtime
 from oauth_support import browser, compose_app, exchange, path_of, pkce, query, register, start, with_http
 from support import BASE, runtime

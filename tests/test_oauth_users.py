@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from mcpist.auth.oauth import add_user, list_users, set_password
-from mcpist.auth.oauth.tables import user_passwords
-from mcpist.auth.oauth.users import check_password, email_allowed
+from mcpist.auth.tables import user_passwords
+from mcpist.auth.users import add_user, check_password, email_allowed, list_users, set_password
 from mcpist.errors import Conflict, InvalidArgument, NotFound
 from mcpist.storage.users import get_owner
 from support import runtime

@@ -12,8 +12,9 @@ from pydantic import SecretStr
 
 import mcpist.vault as vault
 import mcpist.vault.crypto as crypto
+from mcpist.config import VaultSettings
 from mcpist.errors import ConfigError
-from mcpist.vault import KeySource, VaultSettings
+from mcpist.vault import KeySource
 from mcpist.vault.crypto import Keyring, MissingKey, Sealed, TamperedRecord, aad, key_id, rewrap, seal, unseal
 from mcpist.vault.keys import parse_key
 
@@ -34,7 +35,6 @@ def test_public_names_are_pinned() -> None:
         "SessionUser",
         "TamperedRecord",
         "TokenBroker",
-        "VaultSettings",
         "broker_for",
         "connect_routes",
         "no_roles",

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from demo_module import demo, remote
+from mcpist.config import VaultSettings
 from mcpist.modules.api import (
     URL_PATTERN,
     AccountField,
@@ -34,7 +35,7 @@ from mcpist.modules.api import (
 )
 from mcpist.runtime import Runtime
 from mcpist.storage.tables import users
-from mcpist.vault import TokenBroker, VaultSettings, broker_for, connect_routes
+from mcpist.vault import TokenBroker, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
 from mcpist.vault.cli import VaultAdmin
 from mcpist.web.app import create_app

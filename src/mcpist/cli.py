@@ -172,10 +172,9 @@ async def _serve(settings: Settings) -> None:
 
 
 async def _stdio(settings: Settings) -> None:
-    from mcp.server.stdio import stdio_server
-
     from mcpist.modules.api import Caller
     from mcpist.protocol.server import build_server
+    from mcpist.protocol.stdio import stdio_server
     from mcpist.runtime import start_runtime
 
     async with start_runtime(settings) as runtime:
@@ -264,7 +263,7 @@ def _read_password() -> str:
 
 
 async def _user(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.auth.oauth import add_user, list_users, set_password
+    from mcpist.auth.users import add_user, list_users, set_password
     from mcpist.sieve import cli as roles
 
     async with _admin(settings) as runtime:

@@ -13,7 +13,6 @@ from .connect import NoOAuthApp
 from .crypto import Keyring, MissingKey, TamperedRecord
 from .keys import KeySource
 from .routes import SessionUser, connect_routes
-from .settings import VaultSettings
 from .store import AccountInfo, OAuthApp
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -31,7 +30,6 @@ __all__ = [
     "SessionUser",
     "TamperedRecord",
     "TokenBroker",
-    "VaultSettings",
     "broker_for",
     "connect_routes",
     "no_roles",

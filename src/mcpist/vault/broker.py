@@ -22,6 +22,7 @@ import anyio
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from mcpist.config import VaultSettings
 from mcpist.errors import ConnectRequired, InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
 from mcpist.modules.api import Account, AccountChoice, ApiKeyAuth, Caller, Module, OAuth2Auth, ResolvedAccount
 
@@ -30,7 +31,6 @@ from .credentials import VaultCredentials
 from .flows import FlowStore
 from .keys import KeySource
 from .oauth import ProviderRejected, ProviderUnavailable, request_token
-from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AccountStore, AppStore, Sealer, check_account_name
 
 logger = logging.getLogger("mcpist.vault")

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from mcpist.config import VaultSettings
 from mcpist.errors import InvalidArgument, NotFound
 from mcpist.modules.api import Module
 from mcpist.storage.tables import users
@@ -30,7 +31,6 @@ from . import rotation
 from .broker import TokenBroker
 from .connect import MAX_SECRET_CHARS
 from .keys import KeySource
-from .settings import VaultSettings
 from .store import DEFAULT_ACCOUNT, AccountInfo, AuthMethod, OAuthApp
 
 COMMANDS = ("account", "app", "vault")

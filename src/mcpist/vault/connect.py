@@ -15,12 +15,12 @@ from typing import Protocol
 
 import httpx
 
+from mcpist.config import VaultSettings
 from mcpist.errors import InvalidArgument, NotFound, Unauthenticated, Unavailable
 from mcpist.modules.api import ApiKeyAuth, Module, OAuth2Auth
 
 from .flows import Flow, FlowStore, StartedFlow, digest
 from .oauth import ProviderRejected, ProviderUnavailable, authorization_url, request_token
-from .settings import VaultSettings
 from .store import AccountInfo, AccountStore, AppStore, Kind, check_account_name, check_role
 
 logger = logging.getLogger("mcpist.vault")

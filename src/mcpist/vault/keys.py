@@ -17,10 +17,10 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mcpist.config import VaultSettings
 from mcpist.errors import ConfigError
 
 from .crypto import KEY_BYTES, Keyring, key_id
-from .settings import VaultSettings
 
 MASTER_KEY_FILE = "master.key"  # made by mcpist.runtime.ensure_master_key at first start
 KEYRING_FILE = "vault-keyring.json"

@@ -1,4 +1,7 @@
-"""The authorization server's tables (migration `oauth_0001`). Every secret is stored as its SHA-256."""
+"""The authorization server's tables (migration `oauth_0001`). Every secret is stored as its SHA-256.
+
+Passwords and failed sign-ins, made by the same migration, are in `mcpist.auth.tables`.
+"""
 
 from __future__ import annotations
 
@@ -59,21 +62,4 @@ oauth_tokens = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
-)
-
-user_passwords = sa.Table(
-    "user_passwords",
-    metadata,
-    sa.Column("user_id", sa.String(36), _user_fk(), primary_key=True),
-    sa.Column("password_hash", sa.Text, nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-)
-
-login_failures = sa.Table(
-    "login_failures",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("key", sa.String(400), nullable=False),
-    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-    sa.Index("ix_login_failures_key_at", "key", "at"),
 )

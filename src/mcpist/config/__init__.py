@@ -3,6 +3,9 @@
 Sources, strongest first: keyword arguments (CLI flags), `MCPIST_*` environment
 variables (nested with `__`, e.g. `MCPIST_BATCH__MAX_CONCURRENCY`), the TOML file
 (`--config`, `MCPIST_CONFIG`, or `mcpist.toml` in the data directory), defaults.
+
+The bottom of the layering: it imports only `mcpist.errors`, pydantic(-settings) and the standard library, so
+every layer can take its section (`settings.vault`, `settings.auth`) without loading another layer.
 """
 
 from __future__ import annotations
@@ -20,9 +23,23 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from mcpist.auth.oauth.settings import AuthSettings
 from mcpist.errors import ConfigError
-from mcpist.vault.settings import VaultSettings
+
+from ._auth import AuthSettings, ExternalJwtSettings, UpstreamProvider
+from ._vault import VaultSettings
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "AuthSettings",
+    "BatchSettings",
+    "ExternalJwtSettings",
+    "ModulesSettings",
+    "Settings",
+    "UpstreamProvider",
+    "VaultSettings",
+    "default_data_dir",
+    "load_settings",
+]
 
 CONFIG_FILE_NAME = "mcpist.toml"
 

@@ -14,8 +14,9 @@ from mcp.server.auth.provider import (
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
+from mcpist.config import AuthSettings
+
 from .clients import ClientDocuments, redirect_uri_problem
-from .settings import AuthSettings
 from .store import OAuthStore, StoredCode, StoredRefreshToken
 
 logger = logging.getLogger("mcpist.auth.oauth")

@@ -14,15 +14,15 @@ from mcp.shared.auth import OAuthClientInformationFull
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from mcpist.auth.ratelimit import LoginLimiter
+from mcpist.auth.upstream import Upstream, UpstreamError
+from mcpist.auth.users import allowlisted_user, check_password
+from mcpist.config import AuthSettings
 from mcpist.storage.users import User, get_user
 
 from .pages import Html, message, page, render
 from .provider import MCPistAuthProvider
-from .ratelimit import LoginLimiter
 from .session import Cookies
-from .settings import AuthSettings
-from .upstream import Upstream, UpstreamError
-from .users import allowlisted_user, check_password
 
 logger = logging.getLogger("mcpist.auth.oauth")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import httpx
 from mcp.server.auth.handlers.metadata import MetadataHandler
@@ -30,6 +30,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.requests import Request
 from starlette.routing import Route
 
+from mcpist.auth.upstream import Upstream
+from mcpist.config import AuthSettings, Settings
 from mcpist.errors import ConfigError
 
 from ._compat import OptionalClientSecret
@@ -38,15 +40,9 @@ from .clients import ClientDocuments
 from .external import ExternalJwtVerifier
 from .provider import MCPistAuthProvider
 from .session import Cookies
-from .settings import AuthSettings
 from .signin import SignIn
 from .store import OAuthStore
-from .upstream import Upstream
 from .verifiers import OAuthTokenVerifier
-
-if TYPE_CHECKING:
-    # config imports this package's settings; a runtime import here would be circular
-    from mcpist.config import Settings
 
 METADATA_PATH = "/.well-known/oauth-authorization-server"
 

@@ -1,7 +1,7 @@
 """Settings for signing in: token lifetimes, the login page, upstream providers, external JWTs.
 
-The lead mounts `AuthSettings` as `Settings.auth` (TOML `[auth]`, `[[auth.upstream]]`,
-`[auth.external_jwt]`; environment `MCPIST_AUTH__...`).
+Mounted as `Settings.auth` (TOML `[auth]`, `[[auth.upstream]]`, `[auth.external_jwt]`; environment
+`MCPIST_AUTH__...`).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .settings import ExternalJwtSettings
-from .users import allowlisted_user
+from mcpist.auth.users import allowlisted_user
+from mcpist.config import ExternalJwtSettings
 
 logger = logging.getLogger("mcpist.auth.oauth")
 

@@ -1,33 +1,29 @@
 """MCPist's OAuth 2.1 authorization server for MCP clients, and verification of an external IdP's JWTs.
 
+MCP's authorization is part of the MCP specification and this server is built on the SDK's auth
+routes, provider interface and models, so it lives in the protocol layer. Who may sign in (users,
+passwords, failed sign-ins, upstream providers) is `mcpist.auth`'s, which this package uses.
+
 Wiring (web/app.py): mount `oauth_routes(runtime, settings.auth)` beside `/mcp`, and authenticate
 `/mcp` with `ChainedTokenVerifier([ApiTokenVerifier(...), *token_verifiers(runtime, settings.auth)])`.
 Every verifier checks the token's audience itself (API tokens are only ever for this server).
+
+Its modules log as `mcpist.auth.oauth`, the name they had before they moved here.
 """
 
 from .external import ExternalJwtVerifier
 from .provider import MCPistAuthProvider
 from .routes import RuntimeLike, authorization_servers, browser_user, oauth_routes, token_verifiers
-from .settings import AuthSettings, ExternalJwtSettings, UpstreamProvider
-from .users import SYSTEM_ROLES, UserRecord, add_user, list_users, set_password
 from .verifiers import ChainedTokenVerifier, OAuthTokenVerifier
 
 __all__ = [
-    "AuthSettings",
     "ChainedTokenVerifier",
-    "ExternalJwtSettings",
     "ExternalJwtVerifier",
     "MCPistAuthProvider",
     "OAuthTokenVerifier",
     "RuntimeLike",
-    "SYSTEM_ROLES",
-    "UpstreamProvider",
-    "UserRecord",
-    "add_user",
     "authorization_servers",
     "browser_user",
-    "list_users",
     "oauth_routes",
-    "set_password",
     "token_verifiers",
 ]

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from .settings import UpstreamProvider
+from mcpist.config import UpstreamProvider
 
 logger = logging.getLogger("mcpist.auth.oauth")
 

@@ -1,0 +1,132 @@
+"""`/mcp` over Streamable HTTP behind bearer authentication, its resource metadata, the OAuth endpoints.
+
+`mcp_http(runtime)` hands the web layer what to mount (routes, the authentication middleware, the
+session manager's lifespan), so the web layer builds the app without touching the SDK.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.routes import build_resource_metadata_url, cors_middleware
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.auth import ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.routing import Route
+
+from mcpist.auth.tokens import TokenStore
+from mcpist.config import Settings
+from mcpist.errors import ConfigError
+from mcpist.runtime import Runtime
+
+from .bearer import ApiTokenVerifier, caller_from_request
+from .oauth import ChainedTokenVerifier, authorization_servers, oauth_routes, token_verifiers
+from .server import build_server
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """Host and Origin checks for every bind address (DNS rebinding, cross-site requests).
+
+    Raises:
+        ConfigError: a non-loopback bind has no public_url or allowed_hosts to check against.
+    """
+    hosts = list(settings.allowed_hosts)
+    origins = list(settings.allowed_origins)
+    base = urlsplit(settings.base_url)
+    if base.netloc:
+        hosts.append(base.netloc)
+        if base.port is None:
+            hosts.append(f"{base.hostname}:{443 if base.scheme == 'https' else 80}")
+        origins.append(f"{base.scheme}://{base.netloc}")
+    if _is_loopback(settings.host) or settings.host in ("0.0.0.0", "::"):  # noqa: S104 - comparing, not binding
+        hosts += [f"{name}:*" for name in LOOPBACK_NAMES] + list(LOOPBACK_NAMES)
+        origins += [f"http://{name}:*" for name in LOOPBACK_NAMES]
+    if not _is_loopback(settings.host) and settings.public_url is None and not settings.allowed_hosts:
+        raise ConfigError(
+            f"public_url (MCPIST_PUBLIC_URL) is required when binding to {settings.host}: "
+            "it names the host clients use, which MCPist checks every request against"
+        )
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=sorted(set(hosts)), allowed_origins=sorted(set(origins))
+    )
+
+
+@dataclass(frozen=True)
+class McpHttp:
+    """What the HTTP app mounts to serve MCP."""
+
+    routes: list[Route]
+    """`/mcp`, its protected resource metadata (RFC 9728), and the authorization server's endpoints."""
+    middleware: list[Middleware]
+    """Bearer authentication: API tokens, this server's OAuth access tokens, an external IdP's JWTs."""
+    lifespan: Callable[[], AbstractAsyncContextManager[None]]
+    """Runs the Streamable HTTP session manager; the app holds it open while it serves."""
+
+
+def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> McpHttp:
+    """`/mcp` and the OAuth endpoints for a started runtime.
+
+    Raises:
+        ConfigError: the host settings are inconsistent, the master key is unreadable, or the
+            authorization server's public URL is not https.
+    """
+    settings = runtime.settings
+    server = build_server(runtime, caller_from_request)
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        security_settings=transport_security(settings),
+        max_request_body_size=settings.max_request_bytes,
+    )
+    resource_url = AnyHttpUrl(settings.mcp_url)
+    metadata_url = build_resource_metadata_url(resource_url)
+    # an API token is always accepted, so a server without any OAuth issuer still names itself
+    issuers = authorization_servers(settings, settings.auth) or [settings.base_url]
+    metadata = ProtectedResourceMetadata(
+        resource=resource_url,
+        authorization_servers=[AnyHttpUrl(issuer) for issuer in issuers],
+        resource_name="MCPist",
+    )
+    # each verifier checks the audience itself: API tokens are only ever for this server
+    verifier = ChainedTokenVerifier(
+        [
+            ApiTokenVerifier(TokenStore(runtime.engine), settings.access_cache_s),
+            *token_verifiers(runtime, settings.auth, clock=clock),
+        ]
+    )
+    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], metadata_url))
+    routes = [
+        Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
+        Route(
+            urlsplit(str(metadata_url)).path,
+            cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
+            methods=["GET", "OPTIONS"],
+        ),
+    ]
+    routes += oauth_routes(runtime, settings.auth, clock=clock)
+    return McpHttp(
+        routes=routes,
+        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],
+        lifespan=manager.run,
+    )
