@@ -118,6 +118,8 @@ class FakeProvider:
     refused: set[str] = field(default_factory=set)
     """Access tokens the service's API answers 401 for (revoked, say)."""
     refuse_all: bool = False
+    api_cookies: list[str | None] = field(default_factory=list)
+    """The Cookie header of each API request."""
 
     @property
     def refreshes(self) -> int:
@@ -146,9 +148,12 @@ class FakeProvider:
         """The service's API (`GET /user`): 401 for a token in `refused`, else the token's fingerprint."""
         assert request.method == "GET" and str(request.url) == f"{API}/user"
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        self.api_cookies.append(request.headers.get("cookie"))
         if scheme != "Bearer" or not token or token in self.refused or self.refuse_all:
             return httpx.Response(401, json={"message": "Bad credentials"})
-        return httpx.Response(200, json={"token": fingerprint(token)})
+        # a session cookie per token, as many APIs set: it must never travel with another account's call
+        cookie = f"sid={fingerprint(token)}; Path=/; Secure"
+        return httpx.Response(200, json={"token": fingerprint(token)}, headers={"Set-Cookie": cookie})
 
     async def handler(self, request: httpx.Request) -> httpx.Response:
         assert request.method == "POST" and str(request.url) == f"{PROVIDER}/token"
