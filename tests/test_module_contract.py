@@ -18,7 +18,7 @@ import pytest
 from alembic.script import ScriptDirectory
 
 import mcpist.modules
-from mcpist.modules import Module, NoAuth
+from mcpist.modules import Module, NoAuth, ServiceSettings
 from mcpist.modules.api import NAME_RE, RESERVED_NAMES, TOOL_NAME_RE
 from mcpist.modules.registry import RegisteredTool, Registry
 from mcpist.storage.migrate import alembic_config
@@ -106,6 +106,18 @@ class TestModule:
             assert not any(t.needs_account for t in module.tools.values())
         else:
             assert any(t.needs_account for t in module.tools.values())
+
+    def test_a_service_module_has_a_base_url_setting(self, module: Module) -> None:
+        # the API root must be configurable (GitHub Enterprise, Data Center, proxies, tests)
+        if isinstance(module.auth, NoAuth):
+            return  # not a service module
+        assert issubclass(module.settings_model, ServiceSettings)
+        assert module.settings_model.model_validate({}).base_url.startswith("https://")
+
+    def test_resources_follow_a_tool_and_use_the_module_scheme(self, module: Module) -> None:
+        for spec in module.resources.values():
+            assert spec.tool in module.tools
+            assert spec.uri_template.split("://")[0] in (module.name, module.name.replace("_", "-"))
 
     def test_migrations_form_the_module_branch(self, module: Module) -> None:
         if module.migrations is None:
