@@ -360,8 +360,9 @@ class Runtime:
                 {"request_id": request_id},
             ) from None
         finally:
-            with anyio.CancelScope(shield=True):
-                await ctx.aclose()
+            if ctx.holds_resources:  # most calls never made an HTTP client: no shielded scope for them
+                with anyio.CancelScope(shield=True):
+                    await ctx.aclose()
 
 
 def service_client(

@@ -180,6 +180,11 @@ class ToolContext(Generic[SettingsT, StateT]):
             self._made = self._http if isinstance(self._http, ServiceClient) else self._http()
         return self._made
 
+    @property
+    def holds_resources(self) -> bool:
+        """Whether `aclose` has anything to close."""
+        return self._made is not None and self._made is not self._http
+
     async def aclose(self) -> None:
         """Close the HTTP client if the call made one (the server does this when the call ends)."""
         if self._made is not None and self._made is not self._http:
