@@ -508,3 +508,9 @@ async def test_an_unreachable_upstream_is_unavailable(weather: None, tmp_path: P
         with pytest.raises(Unavailable, match="weather cannot be reached: ConnectError") as caught:
             await rt.execute(Caller(user_id=rt.owner.id), "weather", "current", {"city": "Oslo"})
     assert caught.value.data["service"] == "weather"
+
+
+def test_a_bad_upstream_proxy_is_refused_naming_the_setting(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="upstream_proxy"):
+        load_settings(data_dir=tmp_path, upstream_proxy="proxy.internal:3128")
+    assert load_settings(data_dir=tmp_path, upstream_proxy="http://proxy.internal:3128").upstream_proxy

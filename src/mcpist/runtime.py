@@ -465,7 +465,7 @@ async def start_runtime(
             httpx.AsyncClient(timeout=httpx.Timeout(30.0), headers={"User-Agent": f"mcpist/{__version__}"})
         )
         if transport is None:
-            transport = await stack.enter_async_context(httpx.AsyncHTTPTransport())
+            transport = await stack.enter_async_context(httpx.AsyncHTTPTransport(proxy=settings.upstream_proxy))
         states: dict[str, Any] = {}
         for module in registry:
             if start_modules and module.lifespan is not None:

@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     """How long a verified API token and a caller's permissions are reused before the database is read
     again; a revocation or role change made by another process takes up to this long. 0 disables."""
     max_request_bytes: int = Field(4 << 20, ge=1_024)
+    upstream_proxy: str | None = None
+    """An HTTP(S) proxy for every module's calls to external services, e.g. http://proxy.internal:3128
+    (MCPIST_UPSTREAM_PROXY); the usual HTTPS_PROXY variables are not read."""
     batch: BatchSettings = Field(default_factory=BatchSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
@@ -107,6 +110,13 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
+
+    @field_validator("upstream_proxy")
+    @classmethod
+    def _check_proxy(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
