@@ -1,4 +1,4 @@
-"""FakeUpstream against the real vendor descriptions kept in shared/vendor-specs beside the repository."""
+"""FakeUpstream against the real vendor descriptions (tests/vendor_specs, copied from shared/vendor-specs)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,8 @@ import pytest
 
 from mcpist.testing import FakeUpstream
 
-SPECS = Path(__file__).resolve().parents[3] / "shared" / "vendor-specs"
+SPECS = Path(__file__).resolve().parents[1] / "vendor_specs"
 
-pytestmark = pytest.mark.skipif(
-    not SPECS.is_dir(), reason=f"vendor descriptions not found at {SPECS} (they live beside the repository)"
-)
 
 ISSUE = {
     "id": 1,
