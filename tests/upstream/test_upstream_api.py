@@ -15,10 +15,13 @@ ALLOWED = {"httpx", "anyio", "pydantic", "mcpist.errors"}
 def test_public_api() -> None:
     assert sorted(mcpist.upstream.__all__) == [
         "AccountAuth",
+        "Clipped",
         "Credential",
         "CredentialSource",
         "Cursor",
         "Limit",
+        "MaxChars",
+        "Offset",
         "Page",
         "RETRY_EXTENSION",
         "RetryTransport",
@@ -26,6 +29,7 @@ def test_public_api() -> None:
         "basic",
         "bearer",
         "body_cursor",
+        "clip",
         "collect",
         "decode_cursor",
         "encode_cursor",

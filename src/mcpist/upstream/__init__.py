@@ -21,20 +21,25 @@ from ._pages import (
     page_token,
 )
 from ._retry import RETRY_EXTENSION, RetryTransport
+from ._text import Clipped, MaxChars, Offset, clip
 
 __all__ = [
     "RETRY_EXTENSION",
     "AccountAuth",
+    "Clipped",
     "Credential",
     "CredentialSource",
     "Cursor",
     "Limit",
+    "MaxChars",
+    "Offset",
     "Page",
     "RetryTransport",
     "ServiceClient",
     "basic",
     "bearer",
     "body_cursor",
+    "clip",
     "collect",
     "decode_cursor",
     "encode_cursor",
