@@ -10,7 +10,8 @@ import pytest
 from pydantic import BaseModel
 from upstream_fakes import BASE, FakeAccount, FakeTime, SharedTransport, make_client
 
-from mcpist.errors import DeadlineExceeded, NotFound, Unavailable
+from mcpist.errors import DeadlineExceeded, InvalidArgument, NotFound, Unavailable
+from mcpist.testing import FakeCredentials
 from mcpist.upstream import ServiceClient, read_bounded
 
 
@@ -201,3 +202,31 @@ async def test_a_body_broken_off_inside_stream_is_unavailable() -> None:
         with pytest.raises(Unavailable, match="cannot be reached: ReadError"):
             async with client.stream("GET", "/big") as response:
                 await read_bounded(response, 1000)
+
+
+@pytest.mark.anyio
+async def test_download_goes_to_another_host_without_the_credential_or_cookies() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.host == "api.example.test":
+            return httpx.Response(
+                302, headers={"Location": "https://blobs.example.net/log?sig=abc", "Set-Cookie": "s=1"}
+            )
+        return httpx.Response(200, content=b"x" * 5000)
+
+    client = ServiceClient(
+        "example",
+        "https://api.example.test",
+        transport=httpx.MockTransport(handler),
+        credentials=FakeCredentials("tok"),
+    )
+    async with client:
+        response = await client.request("GET", "/logs", ok={302})
+        body, truncated = await client.download(response.headers["Location"], max_bytes=1000)
+        with pytest.raises(InvalidArgument, match="not https"):
+            await client.download("http://blobs.example.net/x", max_bytes=10)
+    assert (len(body), truncated) == (1000, True)
+    assert seen[0].headers["Authorization"] == "Bearer tok"
+    assert "Authorization" not in seen[1].headers and "Cookie" not in seen[1].headers

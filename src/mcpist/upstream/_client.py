@@ -12,10 +12,10 @@ import anyio
 import httpx
 from pydantic import TypeAdapter, ValidationError
 
-from mcpist.errors import DeadlineExceeded, MCPistError, Unavailable
+from mcpist.errors import DeadlineExceeded, InvalidArgument, MCPistError, Unavailable
 
 from ._auth import AccountAuth, CredentialSource, check_origin, origin_of
-from ._errors import raise_for_status, redact
+from ._errors import raise_for_status, read_bounded, redact
 from ._retry import RETRY_EXTENSION, RetryTransport
 
 __all__ = ["ServiceClient"]
@@ -60,9 +60,11 @@ class ServiceClient:
         origins = tuple(o for o in (base_url, *extra_origins) if o)
         self._allowed = frozenset(origin_of(origin) for origin in origins)
         self._auth = AccountAuth(service, credentials, origins) if credentials is not None else None
+        self._retrying = RetryTransport(transport, tries=tries, deadline_s=deadline_s, sleep=sleep, clock=clock)
+        self._user_agent = user_agent
         self._http = httpx.AsyncClient(
             base_url=base_url,
-            transport=RetryTransport(transport, tries=tries, deadline_s=deadline_s, sleep=sleep, clock=clock),
+            transport=self._retrying,
             auth=self._auth,
             headers={"User-Agent": user_agent, "Accept": "application/json", **(headers or {})},
             timeout=timeout_s,
@@ -118,6 +120,34 @@ class ServiceClient:
         )
         await self._check(response, ok)
         return response
+
+    async def download(self, url: str, *, max_bytes: int, timeout_s: float | None = None) -> tuple[bytes, bool]:
+        """GET a signed download URL the service handed out (e.g. a `Location` to blob storage) WITHOUT the
+        account's credential or cookies: at most `max_bytes` (bytes, truncated). Only https URLs.
+
+        Raises:
+            InvalidArgument: the URL is not https.
+            MCPistError: the download's status, mapped as for `request`.
+            Unavailable, DeadlineExceeded: as `request`.
+        """
+        target = httpx.URL(url)
+        if target.scheme != "https":
+            raise InvalidArgument(
+                f"{self.service} handed out a download URL that is not https", {"service": self.service}
+            )
+        async with httpx.AsyncClient(
+            transport=self._retrying,
+            headers={"User-Agent": self._user_agent},
+            timeout=self._timeout_s if timeout_s is None else timeout_s,
+            trust_env=False,
+        ) as plain:
+            try:
+                async with plain.stream("GET", target) as response:
+                    if not 200 <= response.status_code < 300:
+                        await raise_for_status(response, self.service)
+                    return await read_bounded(response, max_bytes)
+            except httpx.RequestError as exc:
+                raise self._transport_error(exc, timeout_s) from exc
 
     @asynccontextmanager
     async def stream(
