@@ -37,7 +37,8 @@ class OAuth2Auth:
     """OAuth 2 authorization code with refresh (seed 001 type B); the access token goes out as a Bearer token.
 
     `read_only_scopes` are asked for instead of `scopes` when an account is connected read-only;
-    `authorize_params` go on the authorization URL (e.g. `access_type=offline`, `prompt=consent`).
+    `authorize_params` go on the authorization URL (e.g. `access_type=offline`, `prompt=consent`);
+    the client authenticates at the token endpoint as its app was registered (`--basic-auth`).
     """
 
     authorize_url: str
@@ -47,6 +48,8 @@ class OAuth2Auth:
     pkce: bool = True
     read_only_scopes: tuple[str, ...] | None = None
     authorize_params: Mapping[str, str] = field(default_factory=dict)
+    token_format: Literal["form", "json"] = "form"
+    """How the token endpoint takes its request: a form (RFC 6749) or a JSON body (Notion)."""
 
 
 AuthSpec = NoAuth | ApiKeyAuth | OAuth2Auth

@@ -115,8 +115,12 @@ async def request_token(
     *,
     tries: int = 3,
     backoff_s: float = 0.5,
+    json_body: bool = False,
 ) -> TokenResponse:
     """POST to the token endpoint, retrying network errors, 429 and 5xx with exponential backoff.
+
+    The form goes as `application/x-www-form-urlencoded` (RFC 6749), or as JSON with `json_body`
+    (Notion's token endpoint takes JSON).
 
     Raises:
         ProviderRejected: the provider answered with an OAuth error (e.g. invalid_grant).
@@ -136,7 +140,11 @@ async def request_token(
             await anyio.sleep(backoff_s * 2 ** (attempt - 2))
         try:
             response = await http.post(
-                token_url, data=data, auth=auth or httpx.USE_CLIENT_DEFAULT, headers={"Accept": "application/json"}
+                token_url,
+                data=None if json_body else data,
+                json=data if json_body else None,
+                auth=auth or httpx.USE_CLIENT_DEFAULT,
+                headers={"Accept": "application/json"},
             )
         except httpx.TransportError as exc:
             logger.warning(
