@@ -48,7 +48,7 @@ class OAuth2Auth:
     pkce: bool = True
     read_only_scopes: tuple[str, ...] | None = None
     authorize_params: Mapping[str, str] = field(default_factory=dict)
-    token_format: Literal["form", "json"] = "form"
+    exchange_format: Literal["form", "json"] = "form"
     """How the token endpoint takes its request: a form (RFC 6749) or a JSON body (Notion)."""
 
 

@@ -290,7 +290,7 @@ class TokenBroker:
                     client_secret,
                     tries=self.settings.refresh_tries,
                     backoff_s=self.settings.refresh_backoff_s,
-                    json_body=module.auth.token_format == "json",
+                    json_body=module.auth.exchange_format == "json",
                 )
             except ProviderRejected as exc:
                 if exc.error == "invalid_grant":

@@ -162,7 +162,7 @@ class Connector:
                 client_secret,
                 tries=self.settings.refresh_tries,
                 backoff_s=self.settings.refresh_backoff_s,
-                json_body=found.auth.token_format == "json",
+                json_body=found.auth.exchange_format == "json",
             )
         except ProviderRejected as exc:
             logger.warning("connect %s:%s: the provider refused the code (%s)", flow.service, flow.account_name, exc)
