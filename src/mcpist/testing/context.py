@@ -92,8 +92,12 @@ def tool_context(
     def make_client() -> ServiceClient:
         roots = settings.base_urls() if isinstance(settings, ServiceSettings) else []
         base_url = roots[0] if roots else ""
-        if account is not None and isinstance(settings, ServiceSettings) and module.base_url_for is not None:
-            base_url = module.base_url_for(settings, account)
+        if account is not None and isinstance(settings, ServiceSettings):
+            # the server's rule (runtime.service_client): the module's hook, else an account's base_url field
+            if module.base_url_for is not None:
+                base_url = module.base_url_for(settings, account).rstrip("/")
+            elif "base_url" in module.account_fields and account.fields.get("base_url"):
+                base_url = account.fields["base_url"].rstrip("/")
         return ServiceClient(
             module.name,
             base_url,
