@@ -149,3 +149,36 @@ async def test_get_module_schema_names_the_callers_accounts(tmp_path: Path, mode
         assert "K1" not in str(body) and "K2" not in str(body)
         demo_body = (await client.call_tool("get_module_schema", {"module": "demo"})).structured_content
         assert "accounts" not in demo_body
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_large_module_answers_with_an_index_then_the_tools_asked_for(tmp_path: Path, mode: str) -> None:
+    async with runtime(tmp_path, schema_index_bytes=200) as rt, mcp_client(rt, mode) as client:
+        index = (await client.call_tool("get_module_schema", {"module": "demo"})).structured_content
+        assert "tools" not in index and "get_module_schema again with tools" in index["next"]
+        assert [e["name"] for e in index["index"]] == ["echo", "add", "items", "wait", "fail", "boom"]
+        assert set(index["index"][0]) == {"name", "description", "annotations"}
+        chosen = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["items", "echo"]})
+        body = chosen.structured_content
+        assert [t["name"] for t in body["tools"]] == ["items", "echo"]
+        assert "inputSchema" in body["tools"][1] and "outputSchema" in body["tools"][0]
+        missing = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["nope"]})
+        assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
+        bad = await client.call_tool("get_module_schema", {"module": "demo", "tools": "echo"})
+        assert bad.is_error and bad.structured_content["code"] == "INVALID_ARGUMENT"
+
+
+async def test_a_hidden_tool_asked_for_by_name_is_unknown(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt:
+        await create_role(rt.engine, "adder", ["demo.add"])
+        await grant_role(rt.engine, rt.owner.email, "adder")
+        new = await prepare_token(rt.engine, roles=["adder"])
+        _, token = await TokenStore(rt.engine).create("narrow", new.user_id, then=new.narrow)
+        async with mcp_client(rt, token=token) as client:
+            hidden = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["echo"]})
+            missing = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["nope"]})
+            shown = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["add"]})
+    assert hidden.structured_content["message"].replace("echo", "X") == missing.structured_content["message"].replace(
+        "nope", "X"
+    )
+    assert [t["name"] for t in shown.structured_content["tools"]] == ["add"]

@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     """How long a verified API token and a caller's permissions are reused before the database is read
     again; a revocation or role change made by another process takes up to this long. 0 disables."""
     max_request_bytes: int = Field(4 << 20, ge=1_024)
+    schema_index_bytes: int = Field(16_384, ge=0, le=1 << 20)
+    """A module whose tool definitions exceed this many bytes answers `get_module_schema` with an index
+    (names, descriptions, annotations); the LLM then asks for the tools it will use. 0: always an index."""
     upstream_proxy: str | None = None
     """An HTTP(S) proxy for every module's calls to external services, e.g. http://proxy.internal:3128
     (MCPIST_UPSTREAM_PROXY); the usual HTTPS_PROXY variables are not read."""

@@ -28,10 +28,17 @@ def meta_tools(modules: list[Module], batch_description: str) -> list[types.Tool
         types.Tool(
             name=GET_MODULE_SCHEMA,
             description=(
-                "Get one module's tool definitions (inputSchema, annotations). Call once per module before "
-                f"using its tools; 'batch' gives the batch syntax guide. Modules:\n{lines}"
+                "Get one module's tool definitions (inputSchema, annotations) before using its tools; a large "
+                "module first answers with an index: then pass tools. 'batch' gives the batch syntax guide. "
+                f"Modules:\n{lines}"
             ),
-            input_schema=_schema({"module": _MODULE_PROP}, ["module"]),
+            input_schema=_schema(
+                {
+                    "module": _MODULE_PROP,
+                    "tools": {"type": "array", "items": {"type": "string"}, "description": "Only these tools, in full"},
+                },
+                ["module"],
+            ),
             annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False),
         ),
         types.Tool(

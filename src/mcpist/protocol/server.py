@@ -71,6 +71,29 @@ def _check_args(args: dict[str, Any], allowed: set[str]) -> None:
         )
 
 
+INDEX_NOTE = (
+    "This module is large: above is an index. Call get_module_schema again with tools: [names] for the "
+    "inputSchema and outputSchema of the tools you will use."
+)
+
+
+def _size(value: Any) -> int:
+    return len(_json(value).encode())
+
+
+def _index_entry(definition: dict[str, Any]) -> dict[str, Any]:
+    return {k: definition[k] for k in ("name", "description", "annotations") if k in definition}
+
+
+def _names_arg(args: dict[str, Any], name: str) -> list[str] | None:
+    value = args.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or len(value) > 100 or not all(isinstance(v, str) for v in value):
+        raise InvalidArgument(f"'{name}' must be a list of 1-100 tool names", {"field": name})
+    return value
+
+
 class MetaToolHandler:
     """Runs the meta-tools for one caller, under the permissions resolved once per request.
 
@@ -94,9 +117,12 @@ class MetaToolHandler:
         return meta_tools(self.runtime.visible_modules(principal), batch.DESCRIPTION)
 
     async def module_schema(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
-        _check_args(args, {"module"})
+        """A module's tool definitions; for a large module without `tools`, an index of its tools instead
+        (names, descriptions, annotations), so the LLM then fetches in full only the tools it will use."""
+        _check_args(args, {"module", "tools"})
         name = _str_arg(args, "module")
         assert name is not None
+        wanted = _names_arg(args, "tools")
         if name == BATCH:
             return {"module": BATCH, "guide": batch.GUIDE}
         visible = self.runtime.visible_modules(principal)
@@ -105,10 +131,24 @@ class MetaToolHandler:
             names = ", ".join(m.name for m in visible) or "(none)"
             raise NotFound(f"unknown module {name!r}; available: {names}", {"module": name})
         every = self.runtime.registry.tools(name)
-        tools = [t.definition() for t in every if principal.grants.allows(name, t.spec.name)]
-        out: dict[str, Any] = {"module": name, "description": module.description, "tools": tools}
+        allowed = [t for t in every if principal.grants.allows(name, t.spec.name)]
+        out: dict[str, Any] = {"module": name, "description": module.description}
+        if wanted is not None:
+            by_name = {t.spec.name: t for t in allowed}
+            unknown = [n for n in wanted if n not in by_name]
+            if unknown:
+                # a hidden tool is reported exactly as a missing one
+                raise NotFound(f"unknown tool {unknown[0]!r} in module {name!r}", {"module": name, "tool": unknown[0]})
+            out["tools"] = [by_name[n].definition() for n in dict.fromkeys(wanted)]
+        else:
+            full = [t.definition() for t in allowed]
+            if _size(full) > self.runtime.settings.schema_index_bytes:
+                out["index"] = [_index_entry(d) for d in full]
+                out["next"] = INDEX_NOTE
+            else:
+                out["tools"] = full
         # the docs are written for the whole module and name its tools: only whoever sees all gets them
-        if module.docs and len(tools) == len(every):
+        if module.docs and len(allowed) == len(every) and wanted is None:
             out["docs"] = module.docs
         if module.needs_account:
             choice = await self.runtime.accounts.usable(principal.caller, module)
