@@ -120,9 +120,8 @@ async def run(tasks: list[Task], modules: list[Module], route: Callable[[httpx.R
                     raw = sum(len(b) for b in recorder.bodies[before:])
                     task.mcpist_bytes += len(text.encode())
                     task.flat_bytes += raw
-                    task.detail.append(
-                        f"{step[0]} {'.'.join(step[1:3]) if step[0] == 'call' else 'batch'}: {len(text.encode())} B vs raw {raw} B"
-                    )
+                    label = ".".join(step[1:3]) if step[0] == "call" else "batch"
+                    task.detail.append(f"{step[0]} {label}: {len(text.encode())} B vs raw {raw} B")
     total_m = sum(t.mcpist_bytes for t in tasks)
     total_f = sum(t.flat_bytes for t in tasks)
     return {
@@ -163,7 +162,7 @@ def tasks(notes_page: str, tasks_source: str) -> list[Task]:
                 ("schema", "github", ["list_issues", "get_issue", "add_issue_comment"]),
                 ("call", "github", "list_issues", {**gh, "state": "open", "limit": 20}),
                 ("call", "github", "get_issue", {**gh, "issue_number": 12, "limit": 20}),
-                ("call", "github", "add_issue_comment", {**gh, "issue_number": 12, "body": "Reproduced; fix under way."}),
+                ("call", "github", "add_issue_comment", {**gh, "issue_number": 12, "body": "Reproduced; fixing."}),
             ],
         ),
         Task(
@@ -228,9 +227,8 @@ def report(figures: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     for t in figures["tasks"]:
-        lines.append(
-            f"| {t['task']} | {t['mcpist_tokens']:,} | {t['flat_tokens']:,} | {t['flat_tokens'] / t['mcpist_tokens']:.1f}x |"
-        )
+        ratio = t["flat_tokens"] / t["mcpist_tokens"]
+        lines.append(f"| {t['task']} | {t['mcpist_tokens']:,} | {t['flat_tokens']:,} | {ratio:.1f}x |")
     lines.append(f"| all three | {figures['mcpist_tokens']:,} | {figures['flat_tokens']:,} | {figures['ratio']:.1f}x |")
     lines.append("")
     lines.append(
