@@ -212,7 +212,10 @@ async def test_through_a_running_server(gh: Harness, tmp_path: Path) -> None:
         rt.accounts = _Accounts()
         async with in_process_client(rt) as client:
             schema = (await client.call_tool("get_module_schema", {"module": "github"})).structured_content
-            assert schema is not None and len(schema["tools"]) == len(KINDS)
+            # 34 tools are over the index threshold: the names first, then the tools asked for in full
+            assert schema is not None and len(schema["index"]) == len(KINDS) and "tools" not in schema
+            chosen = await client.call_tool("get_module_schema", {"module": "github", "tools": ["get_me"]})
+            assert [t["name"] for t in chosen.structured_content["tools"]] == ["get_me"]
             assert schema["accounts"] == {"names": ["work"], "default": "work"}
             params = {"owner": "octo", "repo": "hello", "pr_number": 7, "limit": 2}
             result = await client.call_tool(

@@ -17,6 +17,7 @@ import warnings
 import weakref
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -25,6 +26,7 @@ from mcpist.modules.api import LOG_SENT_MARK, LogLevel
 
 logger = logging.getLogger("mcpist.protocol")
 
+FLUSH_S = 5.0
 LEVELS: tuple[LogLevel, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 FORWARDED_LOGGERS = ("mcpist.modules", "mcpist.upstream")
 
@@ -115,8 +117,10 @@ class RequestChannel:
     async def __aexit__(self, *exc: object) -> None:
         _current.reset(self._token)
         if self._pending:
-            # lines logged during the call reach the client before its result does
-            await asyncio.gather(*self._pending, return_exceptions=True)
+            # lines logged during the call reach the client before its result does; a client that stopped
+            # reading must not hold the answer back for long
+            with anyio.move_on_after(FLUSH_S):
+                await asyncio.gather(*self._pending, return_exceptions=True)
 
 
 class ForwardToClient(logging.Handler):
