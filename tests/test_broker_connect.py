@@ -122,6 +122,18 @@ async def test_2026_07_28_client_retries_after_the_browser_flow(tmp_path: Path) 
             result = await client.call_tool("call", {"module": "gh", "tool_name": "whoami"})
         assert len(asked) == 1
         assert result.structured_content is not None and result.structured_content["account"] == "default"
+        # the module's on_connect hook asked the API with the fresh token, and its answer is kept
+        (info,) = await env.broker.accounts.find("gh")
+        assert info.fields == {"seen_as": result.structured_content["token"]}
+
+
+async def test_a_failing_on_connect_hook_stores_nothing(tmp_path: Path) -> None:
+    async with vault_env(tmp_path) as env, web_client(env) as browser:
+        env.provider.refuse_all = True  # the API refuses even the token it just issued
+        url = await env.broker.connector.begin(env.owner.user_id, "gh", "work")
+        page = await browser_connect(browser, env.provider, url)
+        assert page.status_code >= 400 and "refused the token it just issued" in page.text
+        assert await env.broker.accounts.find("gh") == []
 
 
 async def test_links_and_states_are_single_use_and_bound_to_the_browser(tmp_path: Path) -> None:

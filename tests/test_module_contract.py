@@ -206,6 +206,7 @@ def test_the_public_api_is_pinned() -> None:
         "CommandContext",
         "CommandSpec",
         "Conflict",
+        "ConnectedFn",
         "DeadlineExceeded",
         "Internal",
         "InvalidArgument",

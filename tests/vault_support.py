@@ -25,6 +25,7 @@ from demo_module import demo, remote
 from mcpist.config import VaultSettings
 from mcpist.modules.api import (
     URL_PATTERN,
+    Account,
     AccountField,
     ApiKeyAuth,
     Caller,
@@ -35,6 +36,7 @@ from mcpist.modules.api import (
 )
 from mcpist.runtime import Runtime
 from mcpist.storage.tables import users
+from mcpist.upstream import ServiceClient
 from mcpist.vault import TokenBroker, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
 from mcpist.vault.cli import VaultAdmin
@@ -57,7 +59,15 @@ gh = Module(
     summary="An OAuth test service",
     settings=GhSettings,
     auth=OAuth2Auth(authorize_url=f"{PROVIDER}/authorize", token_url=f"{PROVIDER}/token", scopes=("repo", "user")),
+    account_fields=[AccountField("seen_as", "who the API saw at connect time (set by on_connect)")],
 )
+
+
+@gh.on_connect
+async def remember_who(http: ServiceClient, account: Account) -> dict[str, str]:
+    """What an Atlassian-like module does after consent: ask the API about the grant, keep the answer."""
+    body = await http.get_json("/user")
+    return {"seen_as": body["token"]}
 
 
 atl = Module(
@@ -269,6 +279,7 @@ async def vault_env(
             base_url=rt.settings.base_url,
             settings=settings or fast_settings(),
             roles_of=roles_of,
+            client_for=rt.service_client,
         )
         rt.accounts = broker
         rt.transport = httpx.MockTransport(provider.api)

@@ -502,6 +502,7 @@ async def start_runtime(
             base_url=settings.base_url,
             settings=settings.vault,
             roles_of=runtime.roles_of,
+            client_for=runtime.service_client,
         )
         yield runtime
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mcpist.upstream import ServiceClient
+
 from ._auth import URL_PATTERN, AccountField, ApiKeyAuth, AuthSpec, NoAuth, OAuth2Auth
 from ._context import (
     LOG_SENT_MARK,
@@ -65,6 +67,7 @@ __all__ = [
     "Caller",
     "ClientChannel",
     "CommandContext",
+    "ConnectedFn",
     "CommandSpec",
     "LogLevel",
     "Module",
@@ -126,6 +129,8 @@ def _first_paragraph(doc: str | None) -> str:
 
 BaseUrlFn = Callable[[Any, Account], str]
 """(module settings, account) -> the API root for this account; the default reads `settings.base_url`."""
+ConnectedFn = Callable[["ServiceClient", Account], Awaitable[Mapping[str, str]]]
+"""(a client with the new credential, the account) -> account fields to store, after an OAuth consent."""
 
 
 class Module:
@@ -179,6 +184,7 @@ class Module:
         self.lifespan: Lifespan | None = None
         self.prompts: PromptProvider | None = None
         self.base_url_for: BaseUrlFn | None = None
+        self.connected: ConnectedFn | None = None
 
     @property
     def needs_account(self) -> bool:
@@ -300,6 +306,15 @@ class Module:
         if self.base_url_for is not None:
             raise ValueError(f"module {self.name!r}: base_url is already registered")
         self.base_url_for = fn
+        return fn
+
+    def on_connect(self, fn: ConnectedFn) -> ConnectedFn:
+        """Register `fn(http, account) -> fields`, run once an OAuth consent succeeds and before the account is
+        stored: what it returns (declared account fields, e.g. the sites the grant covers) is kept with it.
+        If it raises, the connection fails with its error and nothing is stored."""
+        if self.connected is not None:
+            raise ValueError(f"module {self.name!r}: on_connect is already registered")
+        self.connected = fn
         return fn
 
     def startup(self, fn: StartupFn) -> StartupFn:

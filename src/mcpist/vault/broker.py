@@ -26,7 +26,7 @@ from mcpist.config import VaultSettings
 from mcpist.errors import ConnectRequired, InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
 from mcpist.modules.api import Account, AccountChoice, ApiKeyAuth, Caller, Module, OAuth2Auth, ResolvedAccount
 
-from .connect import Connector, Services
+from .connect import ClientFor, Connector, Services
 from .credentials import VaultCredentials
 from .flows import FlowStore
 from .keys import KeySource
@@ -62,6 +62,7 @@ class TokenBroker:
         settings: VaultSettings,
         roles_of: RolesOf = no_roles,
         clock: Clock = _now,
+        client_for: ClientFor | None = None,
     ) -> None:
         self.settings = settings
         self.roles_of = roles_of
@@ -80,6 +81,7 @@ class TokenBroker:
             http=http,
             base_url=base_url,
             settings=settings,
+            client_for=client_for,
         )
         self._locks: dict[str, anyio.Lock] = {}
 
@@ -338,6 +340,7 @@ def broker_for(
     base_url: str,
     settings: VaultSettings,
     roles_of: RolesOf = no_roles,
+    client_for: ClientFor | None = None,
 ) -> TokenBroker:
     """A broker over a database, the loaded modules (`services`) and an HTTP client for token endpoints.
 
@@ -354,4 +357,5 @@ def broker_for(
         base_url=base_url,
         settings=settings,
         roles_of=roles_of,
+        client_for=client_for,
     )

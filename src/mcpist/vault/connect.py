@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -16,9 +16,11 @@ from typing import Protocol
 import httpx
 
 from mcpist.config import VaultSettings
-from mcpist.errors import InvalidArgument, NotFound, Unauthenticated, Unavailable
-from mcpist.modules.api import ApiKeyAuth, Module, OAuth2Auth
+from mcpist.errors import InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
+from mcpist.modules.api import Account, ApiKeyAuth, Module, OAuth2Auth, ResolvedAccount
+from mcpist.upstream import Credential, ServiceClient, bearer
 
+from .fields import check_fields
 from .flows import Flow, FlowStore, StartedFlow, digest
 from .oauth import ProviderRejected, ProviderUnavailable, authorization_url, request_token
 from .store import AccountInfo, AccountStore, AppStore, Kind, check_account_name, check_role
@@ -40,6 +42,30 @@ class Service:
     auth: ApiKeyAuth | OAuth2Auth
 
 
+ClientFor = Callable[[Module, ResolvedAccount], ServiceClient]
+"""Makes a module's upstream client for an account (the runtime's `service_client`)."""
+
+
+class OneCredential:
+    """The fresh token of a consent, for the module's `on_connect` hook: no refresh, a refusal fails the connect."""
+
+    def __init__(self, token: str, service: str) -> None:
+        self._token = token
+        self._service = service
+
+    def __repr__(self) -> str:
+        return "OneCredential(<hidden>)"
+
+    async def current(self) -> Credential:
+        return bearer(self._token)
+
+    async def refresh(self, stale: Credential) -> Credential | None:
+        return None
+
+    async def rejected(self) -> MCPistError:
+        return Unauthenticated(f"{self._service} refused the token it just issued; start again from your client")
+
+
 class NoOAuthApp(Unauthenticated):
     """A type B service has no OAuth app registered, so nobody can connect an account yet."""
 
@@ -55,7 +81,9 @@ class Connector:
         http: httpx.AsyncClient,
         base_url: str,
         settings: VaultSettings,
+        client_for: ClientFor | None = None,
     ) -> None:
+        self.client_for = client_for
         self.services = services
         self.accounts = accounts
         self.apps = apps
@@ -175,7 +203,19 @@ class Connector:
         secrets = {"access_token": tokens.access_token}
         if tokens.refresh_token:
             secrets["refresh_token"] = tokens.refresh_token
-        return await self._store(flow, "oauth2", secrets, tokens.expires_at, tokens.scopes or ())
+        fields = await self._connected_fields(flow, tokens.access_token, tokens.scopes or ())
+        return await self._store(flow, "oauth2", secrets, tokens.expires_at, tokens.scopes or (), fields)
+
+    async def _connected_fields(self, flow: Flow, access_token: str, scopes: Sequence[str]) -> dict[str, str] | None:
+        """The fields the module's `on_connect` hook finds with the new token (e.g. the sites it covers)."""
+        module = self.services.module(flow.service)
+        if module is None or module.connected is None or self.client_for is None:
+            return None
+        account = Account(service=flow.service, name=flow.account_name, kind="oauth2", scopes=tuple(scopes))
+        credential = OneCredential(access_token, flow.service)
+        async with self.client_for(module, ResolvedAccount(account, credential)) as http:
+            found = dict(await module.connected(http, account))
+        return check_fields(module, found, partial=True)
 
     async def finish_api_key(self, flow: Flow, key: str) -> AccountInfo:
         """Store a pasted API key; the flow is consumed.
@@ -191,9 +231,16 @@ class Connector:
         return await self._store(flow, "api_key", {"api_key": key}, None, ())
 
     async def _store(
-        self, flow: Flow, kind: Kind, secrets: dict[str, str], expires_at: datetime | None, scopes: Sequence[str]
+        self,
+        flow: Flow,
+        kind: Kind,
+        secrets: dict[str, str],
+        expires_at: datetime | None,
+        scopes: Sequence[str],
+        fields: dict[str, str] | None = None,
     ) -> AccountInfo:
         info = await self.accounts.put(
+            fields=fields,
             service=flow.service,
             name=flow.account_name,
             kind=kind,
