@@ -138,3 +138,13 @@ async def test_account_fields_are_set_checked_and_used_for_the_credential(tmp_pa
         assert (await dc.credentials.current()).headers == {"Authorization": "Bearer PAT"}
         listing = await cli(env, "account", "list")
         assert "site=https://acme.atl.test" in listing and "API-TOKEN" not in listing
+
+
+def test_an_oauth_module_may_take_keys_with_basic_authentication() -> None:
+    from mcpist.modules.api import OAuth2Auth
+    from mcpist.vault.credentials import credential_for
+
+    auth = OAuth2Auth(authorize_url="https://a.test/authorize", token_url="https://a.test/t", basic_user_field="email")
+    basic = base64.b64encode(b"me@a.test:KEY").decode()
+    assert credential_for(auth, "KEY", {"email": "me@a.test"}).headers == {"Authorization": f"Basic {basic}"}
+    assert credential_for(auth, "ACCESS", {}).headers == {"Authorization": "Bearer ACCESS"}

@@ -50,6 +50,9 @@ class OAuth2Auth:
     authorize_params: Mapping[str, str] = field(default_factory=dict)
     exchange_format: Literal["form", "json"] = "form"
     """How the token endpoint takes its request: a form (RFC 6749) or a JSON body (Notion)."""
+    basic_user_field: str | None = None
+    """As for `ApiKeyAuth`: an account added with a key and this field (Atlassian's `email`) sends HTTP
+    Basic `field:key`; OAuth accounts and keys without the field send a Bearer token."""
 
 
 AuthSpec = NoAuth | ApiKeyAuth | OAuth2Auth

@@ -20,7 +20,8 @@ Rejected = Callable[[], Awaitable[MCPistError]]
 def credential_for(auth: AuthSpec, secret: str, fields: Mapping[str, str]) -> Credential:
     """The headers an account of a module with `auth` sends."""
     if isinstance(auth, OAuth2Auth):
-        return bearer(secret)
+        user = fields.get(auth.basic_user_field) if auth.basic_user_field else None
+        return basic(user, secret) if user else bearer(secret)
     if isinstance(auth, ApiKeyAuth):
         user = fields.get(auth.basic_user_field) if auth.basic_user_field else None
         if user:
