@@ -1,0 +1,64 @@
+"""How the contract tests call the tools: through the schema the server derives, on a context it would build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from confluence_world import SITE, Routed, World
+
+from mcpist.modules import Account, ToolContext
+from mcpist.modules.confluence import module
+from mcpist.modules.registry import Registry
+from mcpist.testing import FakeCredentials, FakeUpstream, tool_context
+
+REGISTRY = Registry([module])
+F = TypeVar("F", bound=Callable[..., Any])
+TOKEN_ACCOUNT = Account(service="confluence", name="work", fields={"site": SITE, "email": "me@acme.test"})
+
+
+def covers(*tools: str) -> Callable[[F], F]:
+    """Mark a contract test as exercising these tools; the `cf` fixture checks it really called them."""
+
+    def mark(test: F) -> F:
+        test.covers = tools  # type: ignore[attr-defined]
+        return test
+
+    return mark
+
+
+@dataclass
+class Harness:
+    v2: FakeUpstream
+    v1: FakeUpstream
+    world: World
+    credentials: FakeCredentials = field(default_factory=lambda: FakeCredentials("tok"))
+    account: Account = TOKEN_ACCOUNT
+    settings: dict[str, Any] = field(default_factory=dict)
+    called: set[str] = field(default_factory=set)
+
+    def context(self) -> ToolContext[Any, Any]:
+        return tool_context(
+            module,
+            transport=Routed(self.v2, self.v1, self.world),
+            settings=self.settings,
+            credentials=self.credentials,
+            account=self.account,
+        )
+
+    async def call(self, tool: str, **params: Any) -> Any:
+        """Validate `params` as the server does, run the tool, and dump its result as the server would."""
+        registered = REGISTRY.tool("confluence", tool)
+        assert registered is not None, f"no tool {tool}"
+        self.called.add(tool)
+        ctx = self.context()
+        try:
+            result = await registered.spec.fn(ctx, **registered.schema.validate(params))
+        finally:
+            await ctx.aclose()
+        registered.schema.dump_output(result)
+        return result
+
+    def sent(self, operation: str) -> list[Any]:
+        return [r for r in [*self.v2.requests, *self.v1.requests] if r.operation == operation]

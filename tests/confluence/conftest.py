@@ -1,0 +1,24 @@
+"""Fixtures for module `confluence`: the fake site (both API descriptions) and a harness that calls tools."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from confluence_harness import Harness
+from confluence_world import World, fakes
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+@pytest.fixture
+def cf(world: World, request: pytest.FixtureRequest) -> Iterator[Harness]:
+    v2, v1 = fakes(world)
+    with v2, v1:  # any request or answer either description refuses fails the test
+        harness = Harness(v2, v1, world)
+        yield harness
+    declared = set(getattr(request.function, "covers", ()))
+    assert declared <= harness.called, f"the test covers {sorted(declared - harness.called)} without calling them"
