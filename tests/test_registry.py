@@ -514,3 +514,29 @@ def test_a_bad_upstream_proxy_is_refused_naming_the_setting(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match="upstream_proxy"):
         load_settings(data_dir=tmp_path, upstream_proxy="proxy.internal:3128")
     assert load_settings(data_dir=tmp_path, upstream_proxy="http://proxy.internal:3128").upstream_proxy
+
+
+@pytest.mark.anyio
+async def test_an_account_with_its_own_api_root_sends_its_credential_nowhere_else() -> None:
+    from mcpist.modules import AccountField, ServiceSettings
+    from mcpist.runtime import service_client
+
+    class Settings(ServiceSettings):
+        base_url: str = "https://api.example.com"
+
+    mod = Module(
+        "ghlike", summary="s", settings=Settings, auth=ApiKeyAuth(), account_fields=[AccountField("base_url", "d")]
+    )
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={})
+
+    account = Account(service="ghlike", name="ent", fields={"base_url": "https://ghe.example.org/api/v3"})
+    resolved = ResolvedAccount(account, FakeCredentials("ENT-TOKEN"))
+    async with service_client(mod, Settings(), httpx.MockTransport(handler), resolved, user_agent="t") as http:
+        await http.get_json("/user")
+        with pytest.raises(Unavailable, match="another host"):
+            await http.get_json("https://api.example.com/user")
+    assert [str(r.url) for r in seen] == ["https://ghe.example.org/api/v3/user"]

@@ -384,6 +384,10 @@ def service_client(
                 base_url = module.base_url_for(settings, account).rstrip("/")
             elif "base_url" in module.account_fields and account.fields.get("base_url"):
                 base_url = account.fields["base_url"].rstrip("/")
+        if base_url != settings.base_url:
+            # an account with its own API root (GitHub Enterprise, an Atlassian site): its credential goes
+            # there and to the module's other named roots, never to the default root of other accounts
+            origins = [u for u in origins if u != settings.base_url]
         return ServiceClient(
             module.name,
             base_url,
