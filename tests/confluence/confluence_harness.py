@@ -11,7 +11,7 @@ from confluence_world import SITE, Routed, World
 from mcpist.modules import Account, ToolContext
 from mcpist.modules.confluence import module
 from mcpist.modules.registry import Registry
-from mcpist.testing import FakeCredentials, FakeUpstream, tool_context
+from mcpist.testing import FakeCredentials, FakeUpstream, call_tool, tool_context
 
 REGISTRY = Registry([module])
 F = TypeVar("F", bound=Callable[..., Any])
@@ -49,16 +49,8 @@ class Harness:
 
     async def call(self, tool: str, **params: Any) -> Any:
         """Validate `params` as the server does, run the tool, and dump its result as the server would."""
-        registered = REGISTRY.tool("confluence", tool)
-        assert registered is not None, f"no tool {tool}"
         self.called.add(tool)
-        ctx = self.context()
-        try:
-            result = await registered.spec.fn(ctx, **registered.schema.validate(params))
-        finally:
-            await ctx.aclose()
-        registered.schema.dump_output(result)
-        return result
+        return await call_tool(module, self.context(), tool, params)
 
     def sent(self, operation: str) -> list[Any]:
         return [r for r in [*self.v2.requests, *self.v1.requests] if r.operation == operation]

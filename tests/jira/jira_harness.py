@@ -12,7 +12,7 @@ from jira_world import SITE, Routed, World
 from mcpist.modules import Account, ToolContext
 from mcpist.modules.jira import module
 from mcpist.modules.registry import Registry
-from mcpist.testing import FakeCredentials, FakeUpstream, RecordedSleep, tool_context
+from mcpist.testing import FakeCredentials, FakeUpstream, RecordedSleep, call_tool, tool_context
 
 REGISTRY = Registry([module])
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,16 +51,8 @@ class Harness:
 
     async def call(self, tool: str, **params: Any) -> Any:
         """Validate `params` as the server does, run the tool, and dump its result as the server would."""
-        registered = REGISTRY.tool("jira", tool)
-        assert registered is not None, f"no tool {tool}"
         self.called.add(tool)
-        ctx = self.context()
-        try:
-            result = await registered.spec.fn(ctx, **registered.schema.validate(params))
-        finally:
-            await ctx.aclose()
-        registered.schema.dump_output(result)
-        return result
+        return await call_tool(module, self.context(), tool, params)
 
     def sent(self, operation: str) -> list[Any]:
         return [r for r in self.fake.requests if r.operation == operation]

@@ -12,7 +12,7 @@ from notion_seed import TOKEN, Call, Seed, seed
 from mcpist.modules import ToolContext
 from mcpist.modules.notion import module
 from mcpist.modules.registry import Registry
-from mcpist.testing import FakeCredentials, FakeUpstream, tool_context
+from mcpist.testing import FakeCredentials, FakeUpstream, call_tool, tool_context
 
 
 @pytest.fixture
@@ -43,13 +43,10 @@ def registry() -> Registry:
 
 
 @pytest.fixture
-def call(registry: Registry) -> Call:
+def call() -> Call:
     """Call a tool as the server does: params checked against its input schema, the result dumped as JSON."""
 
     async def run(ctx: ToolContext[Any, Any], tool: str, **params: Any) -> Any:
-        registered = registry.tool("notion", tool)
-        assert registered is not None, tool
-        kwargs = registered.schema.validate(params)
-        return registered.schema.dump_output(await registered.spec.fn(ctx, **kwargs))
+        return await call_tool(module, ctx, tool, params, dump=True)
 
     return run

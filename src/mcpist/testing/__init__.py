@@ -3,7 +3,7 @@ against the vendors' descriptions, MCPist running in process and an MCP client f
 
 from typing import TYPE_CHECKING
 
-from mcpist.testing.context import FakeCredentials, RecordedSleep, tool_context
+from mcpist.testing.context import FakeCredentials, RecordedSleep, call_tool, tool_context
 from mcpist.testing.upstream import FakeUpstream, RecordedRequest, Violation
 
 if TYPE_CHECKING:
@@ -15,6 +15,7 @@ __all__ = [
     "RecordedRequest",
     "RecordedSleep",
     "Violation",
+    "call_tool",
     "in_process_client",
     "running",
     "tool_context",

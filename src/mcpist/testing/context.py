@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -12,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from mcpist.errors import MCPistError, Unauthenticated
 from mcpist.modules.api import Account, Caller, ClientChannel, Module, Sampler, ServiceSettings, ToolContext
+from mcpist.modules.registry import Registry
 from mcpist.upstream import Credential, CredentialSource, ServiceClient
 
 
@@ -125,3 +127,29 @@ def tool_context(
 
 def _no_upstream(request: httpx.Request) -> httpx.Response:
     raise AssertionError(f"the test gave no upstream, yet the tool sent {request.method} {request.url}")
+
+
+@functools.cache
+def _registry(module: Module) -> Registry:
+    return Registry([module])
+
+
+async def call_tool(
+    module: Module, ctx: ToolContext[Any, Any], tool: str, params: Mapping[str, Any], *, dump: bool = False
+) -> Any:
+    """Run one tool as the server does: `params` validated against its input schema, the result checked
+    against its output schema. Returns the tool's own return value, or with `dump` the JSON-ready result
+    the server would send. The context's HTTP client is closed afterwards, as after a server call.
+
+    Raises:
+        AssertionError: the module has no such tool.
+        MCPistError: whatever the tool or the validation raises (INVALID_ARGUMENT for bad params).
+    """
+    registered = _registry(module).tool(module.name, tool)
+    assert registered is not None, f"module {module.name!r} has no tool {tool!r}"
+    try:
+        result = await registered.spec.fn(ctx, **registered.schema.validate(dict(params)))
+    finally:
+        await ctx.aclose()
+    dumped = registered.schema.dump_output(result)
+    return dumped if dump else result
