@@ -215,11 +215,7 @@ class ServiceClient:
             MCPistError: as `request`.
             Unavailable: the body is not JSON.
         """
-        return self._json(
-            await self.request(
-                "POST", url, json=json, params=params, headers=headers, timeout_s=timeout_s, ok=ok, retry=retry
-            )
-        )
+        return await self._with_body("POST", url, json, params, headers, timeout_s, ok, retry)
 
     async def put_json(
         self,
@@ -238,11 +234,7 @@ class ServiceClient:
             MCPistError: as `request`.
             Unavailable: the body is not JSON.
         """
-        return self._json(
-            await self.request(
-                "PUT", url, json=json, params=params, headers=headers, timeout_s=timeout_s, ok=ok, retry=retry
-            )
-        )
+        return await self._with_body("PUT", url, json, params, headers, timeout_s, ok, retry)
 
     async def patch_json(
         self,
@@ -261,11 +253,7 @@ class ServiceClient:
             MCPistError: as `request`.
             Unavailable: the body is not JSON.
         """
-        return self._json(
-            await self.request(
-                "PATCH", url, json=json, params=params, headers=headers, timeout_s=timeout_s, ok=ok, retry=retry
-            )
-        )
+        return await self._with_body("PATCH", url, json, params, headers, timeout_s, ok, retry)
 
     async def delete_json(
         self,
@@ -284,11 +272,23 @@ class ServiceClient:
             MCPistError: as `request`.
             Unavailable: the body is not JSON.
         """
-        return self._json(
-            await self.request(
-                "DELETE", url, json=json, params=params, headers=headers, timeout_s=timeout_s, ok=ok, retry=retry
-            )
+        return await self._with_body("DELETE", url, json, params, headers, timeout_s, ok, retry)
+
+    async def _with_body(
+        self,
+        method: str,
+        url: str,
+        json: Any,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        timeout_s: float | None,
+        ok: Collection[int],
+        retry: bool | None,
+    ) -> Any:
+        response = await self.request(
+            method, url, json=json, params=params, headers=headers, timeout_s=timeout_s, ok=ok, retry=retry
         )
+        return self._json(response)
 
     def parse(self, model: type[T], body: Any) -> T:
         """`body` validated as `model` (a pydantic model, dataclass, TypedDict or other type pydantic knows).
