@@ -56,7 +56,7 @@ async def test_accounts_from_the_command_line_never_show_secrets(tmp_path: Path)
 
         listing = await cli(env, "account", "list")
         lines = listing.splitlines()
-        assert lines[0].split() == ["ACCOUNT", "OWNER", "KIND", "STATUS", "EXPIRES", "(UTC)", "FIELDS"]
+        assert lines[0].split() == ["ACCOUNT", "OWNER", "KIND", "ACCESS", "STATUS", "EXPIRES", "(UTC)", "FIELDS"]
         assert any(line.startswith("gh:work") and "oauth2" in line and "connected" in line for line in lines)
         assert any(line.startswith("remote:team") and "role:dev" in line for line in lines)
         assert not any("b@example.com" in line for line in lines)  # another user's account

@@ -58,7 +58,13 @@ gh = Module(
     "gh",
     summary="An OAuth test service",
     settings=GhSettings,
-    auth=OAuth2Auth(authorize_url=f"{PROVIDER}/authorize", token_url=f"{PROVIDER}/token", scopes=("repo", "user")),
+    auth=OAuth2Auth(
+        authorize_url=f"{PROVIDER}/authorize",
+        token_url=f"{PROVIDER}/token",
+        scopes=("repo", "user"),
+        read_only_scopes=("repo:read",),
+        reauth_hint="(Test apps lose their refresh tokens after 7 days.)",
+    ),
     account_fields=[AccountField("seen_as", "who the API saw at connect time (set by on_connect)")],
 )
 
@@ -103,6 +109,24 @@ async def whoami(ctx: ToolContext[GhSettings]) -> dict[str, Any]:
     return {"account": ctx.account.name, "owner": owner, "token": body["token"]}
 
 
+@gh.tool()
+async def touch(ctx: ToolContext[GhSettings], also: str | None = None) -> dict[str, Any]:
+    """A tool that changes data (not read-only): reaches the API as this account and, given `also`, as that one."""
+    assert ctx.account is not None
+    seen = [(await ctx.http.get_json("/user"))["token"]]
+    if also is not None:
+        seen.append((await (await ctx.http_for(also)).get_json("/user"))["token"])
+    return {"seen": seen}
+
+
+@gh.tool(read_only=True)
+async def compare(ctx: ToolContext[GhSettings], other: str) -> dict[str, Any]:
+    """Read as this account and as `other` in one call (free time across two calendars, say)."""
+    mine = (await ctx.http.get_json("/user"))["token"]
+    theirs = (await (await ctx.http_for(other)).get_json("/user"))["token"]
+    return {"mine": mine, "theirs": theirs}
+
+
 def fast_settings(**overrides: Any) -> VaultSettings:
     values: dict[str, Any] = {"refresh_backoff_s": 0.0, "refresh_poll_s": 0.01, "refresh_lease_s": 10.0}
     values.update(overrides)
@@ -130,6 +154,9 @@ class FakeProvider:
     refuse_all: bool = False
     api_cookies: list[str | None] = field(default_factory=list)
     """The Cookie header of each API request."""
+    scopes_asked: list[str] = field(default_factory=list)
+    refresh_lifetime: int | None = None
+    """Sent as `refresh_token_expires_in` when set (Google does for time-limited grants)."""
 
     @property
     def refreshes(self) -> int:
@@ -140,7 +167,10 @@ class FakeProvider:
         refresh = "REFRESH-" + secrets.token_hex(16)
         self.refresh_tokens.add(refresh)
         self.issued += [access, refresh]
-        return {"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in, "scope": "repo user"}
+        body = {"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in, "scope": "repo user"}
+        if self.refresh_lifetime is not None:
+            body["refresh_token_expires_in"] = self.refresh_lifetime
+        return body
 
     def authorize(self, url: str) -> str:
         """The user consents: the callback URL the provider redirects the browser to."""
@@ -149,7 +179,8 @@ class FakeProvider:
         q = {k: v[0] for k, v in parse_qs(parts.query).items()}
         assert q["response_type"] == "code" and q["client_id"] == CLIENT_ID
         assert q["code_challenge_method"] == "S256" and len(q["code_challenge"]) == 43
-        assert q["scope"] == "repo user"
+        assert q["scope"] in ("repo user", "repo:read")
+        self.scopes_asked.append(q["scope"])
         code = "CODE-" + secrets.token_hex(8)
         self.codes[code] = {"challenge": q["code_challenge"], "redirect_uri": q["redirect_uri"]}
         return f"{q['redirect_uri']}?{urlencode({'code': code, 'state': q['state']})}"

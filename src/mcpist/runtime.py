@@ -35,6 +35,7 @@ from mcpist.errors import (
     InvalidArgument,
     MCPistError,
     NotFound,
+    PermissionDenied,
     Unauthenticated,
 )
 from mcpist.modules.api import (
@@ -48,6 +49,7 @@ from mcpist.modules.api import (
     Sampler,
     ServiceSettings,
     ToolContext,
+    ToolSpec,
 )
 from mcpist.modules.registry import RegisteredTool, Registry
 from mcpist.sieve import (
@@ -236,7 +238,20 @@ class Runtime:
         resolved: ResolvedAccount | None,
         sampler: Sampler | None = None,
         channel: ClientChannel | None = None,
+        *,
+        tool: ToolSpec | None = None,
     ) -> ToolContext[Any, Any]:
+        """The context `tool` (None: a resource reader or prompt, which only read) runs in."""
+
+        async def other_account(name: str) -> ServiceClient:
+            if not module.needs_account:
+                raise InvalidArgument(f"{module.name} has no accounts", {"account": name})
+            other = await self.accounts.resolve(caller, module, name)
+            if other is None:
+                raise InvalidArgument(f"{module.name} has no accounts", {"account": name})
+            check_writable(module, tool, other)
+            return self.service_client(module, other)
+
         return ToolContext(
             settings=self.module_settings[module.name],
             state=self.module_states.get(module.name),
@@ -247,6 +262,7 @@ class Runtime:
             http=lambda: self.service_client(module, resolved),
             sampler=sampler,
             channel=channel,
+            other_accounts=other_account,
         )
 
     def visible_resources(self, principal: Principal) -> list[tuple[Module, ResourceSpec]]:
@@ -289,9 +305,12 @@ class Runtime:
             if not principal.grants.allows(module.name, spec.tool):
                 await self.record_refusal(principal, module.name, spec.tool, "resource")
             else:
-                needs_account = module.tools[spec.tool].needs_account
-                resolved = await self.accounts.resolve(principal.caller, module, account) if needs_account else None
-                ctx = self.context(principal.caller, module, resolved, sampler, channel)
+                tool = module.tools[spec.tool]
+                resolved = (
+                    await self.accounts.resolve(principal.caller, module, account) if tool.needs_account else None
+                )
+                check_writable(module, tool, resolved)
+                ctx = self.context(principal.caller, module, resolved, sampler, channel, tool=tool)
                 value = await self.run_guarded(
                     f"{module.name} resource", self.settings.call_timeout_s, ctx, lambda: spec.fn(ctx, **variables)
                 )
@@ -325,7 +344,8 @@ class Runtime:
         found = await self.authorize(principal, module, tool, via)
         kwargs = found.schema.validate(params)
         resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
-        ctx = self.context(caller, found.module, resolved, sampler, channel)
+        check_writable(found.module, found.spec, resolved)
+        ctx = self.context(caller, found.module, resolved, sampler, channel, tool=found.spec)
         limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
         return await self.run_guarded(
             f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
@@ -363,6 +383,18 @@ class Runtime:
             if ctx.holds_resources:  # most calls never made an HTTP client: no shielded scope for them
                 with anyio.CancelScope(shield=True):
                     await ctx.aclose()
+
+
+def check_writable(module: Module, tool: ToolSpec | None, resolved: ResolvedAccount | None) -> None:
+    """Raises: PermissionDenied: `tool` changes data and the account was connected read-only."""
+    if resolved is None or not resolved.account.read_only or tool is None or tool.read_only:
+        return
+    label = resolved.account.label
+    raise PermissionDenied(
+        f"account {label} is read-only, and {module.name}.{tool.name} changes data; use an account connected "
+        f"without --read-only",
+        {"service": module.name, "account": resolved.account.name, "reason": "read_only_account"},
+    )
 
 
 def service_client(
@@ -507,6 +539,7 @@ async def start_runtime(
             settings=settings.vault,
             roles_of=runtime.roles_of,
             client_for=runtime.service_client,
+            module_settings=module_settings,
         )
         yield runtime
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+from urllib.parse import quote
 
 FIELD_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
@@ -39,6 +41,8 @@ class OAuth2Auth:
     `read_only_scopes` are asked for instead of `scopes` when an account is connected read-only;
     `authorize_params` go on the authorization URL (e.g. `access_type=offline`, `prompt=consent`);
     the client authenticates at the token endpoint as its app was registered (`--basic-auth`).
+    The two URLs may hold `{name}` placeholders filled from the module's setting of that name
+    (Microsoft's `{tenant}`: `common`, `organizations` or a tenant id).
     """
 
     authorize_url: str
@@ -53,6 +57,25 @@ class OAuth2Auth:
     basic_user_field: str | None = None
     """As for `ApiKeyAuth`: an account added with a key and this field (Atlassian's `email`) sends HTTP
     Basic `field:key`; OAuth accounts and keys without the field send a Bearer token."""
+    reauth_hint: str | None = None
+    """Said after "connect again" when the provider rejects a refresh token, e.g. why Google does so."""
+
+    def placeholders(self) -> set[str]:
+        """The setting names the URLs refer to."""
+        names: set[str] = set()
+        for url in (self.authorize_url, self.token_url):
+            names |= {name for _, name, _, _ in string.Formatter().parse(url) if name is not None}
+        return names
+
+    def for_settings(self, settings: Any) -> OAuth2Auth:
+        """These endpoints with their placeholders filled from `settings` (each value URL-quoted)."""
+        names = self.placeholders()
+        if not names:
+            return self
+        values = {name: quote(str(getattr(settings, name)), safe="") for name in names}
+        return replace(
+            self, authorize_url=self.authorize_url.format(**values), token_url=self.token_url.format(**values)
+        )
 
 
 AuthSpec = NoAuth | ApiKeyAuth | OAuth2Auth

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import TypeVar
 
+from mcpist.errors import InvalidArgument
 from mcpist.upstream import CredentialSource, ServiceClient
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
@@ -71,6 +72,8 @@ class Account:
     fields: Mapping[str, str] = field(default_factory=dict)
     scopes: tuple[str, ...] = ()
     expires_at: datetime | None = None
+    read_only: bool = False
+    """Connected with read-only scopes (`--read-only`): the server runs only read-only tools with it."""
 
     @property
     def label(self) -> str:
@@ -144,7 +147,8 @@ class ToolContext(Generic[SettingsT, StateT]):
 
     `state` is what the module's startup yielded (None without one). `http` is a client bound to this
     call's account: it adds the credential, refreshes it once on a 401, retries what is safe to retry
-    and maps upstream errors; it is made on first use and closed when the call ends.
+    and maps upstream errors; it is made on first use and closed when the call ends. `http_for(name)`
+    is the same for another account of this module the caller may use (free time across two calendars).
     """
 
     def __init__(
@@ -159,6 +163,7 @@ class ToolContext(Generic[SettingsT, StateT]):
         http: ServiceClient | Callable[[], ServiceClient] | None = None,
         sampler: Sampler | None = None,
         channel: ClientChannel | None = None,
+        other_accounts: Callable[[str], Awaitable[ServiceClient]] | None = None,
     ) -> None:
         self.settings = settings
         self.state = state
@@ -170,6 +175,8 @@ class ToolContext(Generic[SettingsT, StateT]):
         self.channel: ClientChannel = channel or NoChannel()
         self._http = http
         self._made: ServiceClient | None = None
+        self._other_accounts = other_accounts
+        self._others: dict[str, ServiceClient] = {}
 
     @property
     def http(self) -> ServiceClient:
@@ -180,13 +187,34 @@ class ToolContext(Generic[SettingsT, StateT]):
             self._made = self._http if isinstance(self._http, ServiceClient) else self._http()
         return self._made
 
+    async def http_for(self, account: str) -> ServiceClient:
+        """A client bound to another account of this module, chosen as the `account` argument of a call is:
+        one of the caller's own accounts or one shared with a role the caller holds. Closed when the call ends.
+
+        Raises:
+            InvalidArgument: the name is invalid or the module has no accounts.
+            ConnectRequired: the caller has no such account (the error carries a connect URL).
+            PermissionDenied: the account is read-only and this tool writes.
+        """
+        if self.account is not None and account == self.account.name:
+            return self.http
+        found = self._others.get(account)
+        if found is None:
+            if self._other_accounts is None:
+                raise InvalidArgument(f"this tool cannot use another account ({account!r}) here", {"account": account})
+            found = self._others[account] = await self._other_accounts(account)
+        return found
+
     @property
     def holds_resources(self) -> bool:
         """Whether `aclose` has anything to close."""
-        return self._made is not None and self._made is not self._http
+        return bool(self._others) or (self._made is not None and self._made is not self._http)
 
     async def aclose(self) -> None:
-        """Close the HTTP client if the call made one (the server does this when the call ends)."""
+        """Close the HTTP clients the call made (the server does this when the call ends)."""
+        others, self._others = list(self._others.values()), {}
+        for client in others:
+            await client.aclose()
         if self._made is not None and self._made is not self._http:
             await self._made.aclose()
         self._made = None

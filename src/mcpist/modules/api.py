@@ -173,6 +173,10 @@ class Module:
             raise ValueError(f"module {name!r}: account fields may not be named {sorted(RESERVED_FIELDS)}")
         if fields and isinstance(self.auth, NoAuth):
             raise ValueError(f"module {name!r}: account fields need an auth spec")
+        if isinstance(self.auth, OAuth2Auth):
+            missing = self.auth.placeholders() - set(settings.model_fields)
+            if missing:
+                raise ValueError(f"module {name!r}: the OAuth URLs name unknown settings {sorted(missing)}")
         self.account_fields: dict[str, AccountField] = fields
         self.headers: dict[str, str] = dict(headers or {})
         self.api_version = api_version

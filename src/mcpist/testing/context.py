@@ -11,7 +11,7 @@ import httpx
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from mcpist.errors import MCPistError, Unauthenticated
+from mcpist.errors import InvalidArgument, MCPistError, Unauthenticated
 from mcpist.modules.api import Account, Caller, ClientChannel, Module, Sampler, ServiceSettings, ToolContext
 from mcpist.modules.registry import Registry
 from mcpist.upstream import Credential, CredentialSource, ServiceClient
@@ -73,6 +73,7 @@ def tool_context(
     sampler: Sampler | None = None,
     channel: ClientChannel | None = None,
     sleep: RecordedSleep | None = None,
+    other_accounts: Mapping[str, CredentialSource | tuple[Account, CredentialSource]] | None = None,
 ) -> ToolContext[Any, Any]:
     """The context a tool of `module` receives, with its upstream faked at `transport`.
 
@@ -80,6 +81,8 @@ def tool_context(
     (e.g. `FakeCredentials("t1", "t2")`) the HTTP client authenticates as the server's would; `account`
     defaults to one named "test". `engine` defaults to an in-memory SQLite engine (not migrated).
     Retries wait through `sleep` (a `RecordedSleep` by default), so tests never sleep.
+    `other_accounts` are what `ctx.http_for(name)` reaches: a credential source (the account is then
+    `Account(service=module.name, name=name)`) or an (account, credentials) pair, over the same transport.
 
     Raises:
         pydantic.ValidationError: `settings` do not fit the module's model.
@@ -91,7 +94,9 @@ def tool_context(
     wait = sleep or RecordedSleep()
     inner = transport or httpx.MockTransport(_no_upstream)
 
-    def make_client() -> ServiceClient:
+    def make_client(
+        account: Account | None = account, credentials: CredentialSource | None = credentials
+    ) -> ServiceClient:
         roots = settings.base_urls() if isinstance(settings, ServiceSettings) else []
         base_url = roots[0] if roots else ""
         if account is not None and isinstance(settings, ServiceSettings):
@@ -112,6 +117,15 @@ def tool_context(
             sleep=wait,
         )
 
+    others = dict(other_accounts or {})
+
+    async def other_account(name: str) -> ServiceClient:
+        if name not in others:
+            raise InvalidArgument(f"no {module.name} account named {name!r} in this test", {"account": name})
+        given = others[name]
+        other, source = given if isinstance(given, tuple) else (Account(service=module.name, name=name), given)
+        return make_client(other, source)
+
     return ToolContext(
         settings=settings,
         state=state,
@@ -122,6 +136,7 @@ def tool_context(
         http=make_client,
         sampler=sampler,
         channel=channel,
+        other_accounts=other_account,
     )
 
 

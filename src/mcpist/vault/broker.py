@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import anyio
 import httpx
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.config import VaultSettings
@@ -63,6 +64,7 @@ class TokenBroker:
         roles_of: RolesOf = no_roles,
         clock: Clock = _now,
         client_for: ClientFor | None = None,
+        module_settings: Mapping[str, BaseModel] | None = None,
     ) -> None:
         self.settings = settings
         self.roles_of = roles_of
@@ -82,6 +84,7 @@ class TokenBroker:
             base_url=base_url,
             settings=settings,
             client_for=client_for,
+            module_settings=module_settings,
         )
         self._locks: dict[str, anyio.Lock] = {}
 
@@ -184,6 +187,7 @@ class TokenBroker:
             fields=dict(info.fields),
             scopes=info.scopes,
             expires_at=info.expires_at,
+            read_only=info.read_only,
         )
 
         async def refresh(refused: str) -> str | None:
@@ -195,26 +199,36 @@ class TokenBroker:
         credentials = VaultCredentials(module.auth, secret, info.fields, refresh=refresh, rejected=rejected)
         return ResolvedAccount(account, credentials)
 
-    async def _connect_required(self, caller: Caller, service: str, name: str, *, reauth: bool) -> ConnectRequired:
+    async def _connect_required(
+        self, caller: Caller, service: str, name: str, *, reauth: bool, read_only: bool = False, hint: str = ""
+    ) -> ConnectRequired:
         elicitation_id = uuid.uuid4().hex
-        url = await self.connector.begin(caller.user_id, service, name, elicitation_id=elicitation_id)
+        url = await self.connector.begin(
+            caller.user_id, service, name, elicitation_id=elicitation_id, read_only=read_only
+        )
         what = "needs to be connected again" if reauth else "is not connected"
         how = "enter its key" if self.connector.service(service).auth.kind == "api_key" else f"sign in to {service}"
         return ConnectRequired(
-            f"Your {service} account {name!r} {what}. Open the link to {how}, then try again.",
+            f"Your {service} account {name!r} {what}. Open the link to {how}, then try again.{hint}",
             service=service,
             connect_url=url,
             elicitation_id=elicitation_id,
         )
 
-    async def _reauth_required(self, caller: Caller, info: AccountInfo) -> Exception:
+    async def _reauth_required(self, caller: Caller, info: AccountInfo, *, rejected: bool = False) -> Exception:
+        """The error for an account that must be connected again; `rejected`: the provider refused its refresh
+        token, which the module's `reauth_hint` may explain."""
+        auth = self.connector.service(info.service).auth
+        hint = f" {auth.reauth_hint}" if rejected and isinstance(auth, OAuth2Auth) and auth.reauth_hint else ""
         if info.role is not None:
             return Unauthenticated(
                 f"the shared {info.service} account {info.name!r} of role {info.role!r} needs re-authorisation "
-                "by an admin",
+                f"by an admin.{hint}",
                 {"service": info.service, "account": info.name, "role": info.role, "reason": "reauth_required"},
             )
-        return await self._connect_required(caller, info.service, info.name, reauth=True)
+        return await self._connect_required(
+            caller, info.service, info.name, reauth=True, read_only=info.read_only, hint=hint
+        )
 
     def _due(self, info: AccountInfo, now: datetime) -> bool:
         if info.expires_at is None:
@@ -274,7 +288,8 @@ class TokenBroker:
     async def _refresh(
         self, caller: Caller, module: Module, info: AccountInfo, secrets: dict[str, str]
     ) -> ResolvedAccount:
-        assert isinstance(module.auth, OAuth2Auth)
+        auth = self.connector.service(info.service).auth
+        assert isinstance(auth, OAuth2Auth)
         refresh_token = secrets.get("refresh_token")
         if not refresh_token:
             await self.accounts.mark_reauth(info.id, info.version)
@@ -286,19 +301,19 @@ class TokenBroker:
                 app, client_secret = await self.apps.client_secret(info.service)
                 tokens = await request_token(
                     self.http,
-                    module.auth.token_url,
+                    auth.token_url,
                     {"grant_type": "refresh_token", "refresh_token": refresh_token},
                     app,
                     client_secret,
                     tries=self.settings.refresh_tries,
                     backoff_s=self.settings.refresh_backoff_s,
-                    json_body=module.auth.exchange_format == "json",
+                    json_body=auth.exchange_format == "json",
                 )
             except ProviderRejected as exc:
                 if exc.error == "invalid_grant":
                     await self.accounts.mark_reauth(info.id, info.version)
                     logger.warning("account %s (%s): the provider rejected the refresh token", info.label, info.id)
-                    raise await self._reauth_required(caller, info) from None
+                    raise await self._reauth_required(caller, info, rejected=True) from None
                 await self.accounts.release_refresh(info.id, info.version)
                 logger.warning("account %s (%s): refresh refused: %s", info.label, info.id, exc)
                 raise Unauthenticated(
@@ -321,7 +336,9 @@ class TokenBroker:
                 await self.accounts.release_refresh(info.id, info.version)
                 raise
             fresh = {"access_token": tokens.access_token, "refresh_token": tokens.refresh_token or refresh_token}
-            saved = await self.accounts.store_refresh(info, fresh, tokens.expires_at, tokens.scopes)
+            saved = await self.accounts.store_refresh(
+                info, fresh, tokens.expires_at, tokens.scopes, tokens.refresh_expires_at
+            )
         if saved:
             logger.info("refreshed account %s (%s)", info.label, info.id)
             current = await self.accounts.get(info.id)
@@ -341,6 +358,7 @@ def broker_for(
     settings: VaultSettings,
     roles_of: RolesOf = no_roles,
     client_for: ClientFor | None = None,
+    module_settings: Mapping[str, BaseModel] | None = None,
 ) -> TokenBroker:
     """A broker over a database, the loaded modules (`services`) and an HTTP client for token endpoints.
 
@@ -358,4 +376,5 @@ def broker_for(
         settings=settings,
         roles_of=roles_of,
         client_for=client_for,
+        module_settings=module_settings,
     )

@@ -1,7 +1,7 @@
 """Command-line actions for accounts, OAuth apps and the vault key (the lead wires them into mcpist.cli).
 
-    mcpist account add SERVICE [--name N] [--role R] [--user EMAIL] [--set FIELD=VALUE]... --token-stdin
-    mcpist account connect SERVICE [--name N] [--role R] [--user EMAIL]    prints the connect URL
+    mcpist account add SERVICE [--name N] [--role R] [--user EMAIL] [--set FIELD=VALUE]... [--read-only] --token-stdin
+    mcpist account connect SERVICE [--name N] [--role R] [--user EMAIL] [--read-only]   prints the connect URL
     mcpist account list [--user EMAIL | --all]                               never shows secrets
     mcpist account remove SERVICE [--name N] [--role R] [--user EMAIL]
     mcpist app register SERVICE --client-id ID --client-secret-stdin [--basic-auth]
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -84,6 +85,7 @@ async def account_add(
     role: str | None = None,
     user_email: str | None = None,
     fields: Mapping[str, str] | None = None,
+    read_only: bool = False,
 ) -> AccountInfo:
     """Store a long-lived token or API key (type A; also a personal access token for a type B service),
     with the module's account fields (`--set NAME=VALUE`).
@@ -108,6 +110,7 @@ async def account_add(
         user_id=user_id,
         role=role,
         fields=checked,
+        read_only=read_only,
     )
 
 
@@ -118,15 +121,18 @@ async def account_connect(
     name: str = DEFAULT_ACCOUNT,
     role: str | None = None,
     user_email: str | None = None,
+    read_only: bool = False,
 ) -> str:
     """A connect URL to open in any browser that reaches the server; the account appears once it is used.
+    `read_only` asks only for the service's read-only scopes, and the server then runs only read-only tools.
 
     Raises:
         NotFound: no such service or user.
-        InvalidArgument: a name is invalid.
+        InvalidArgument: a name is invalid, or the service has no read-only scopes.
         NoOAuthApp: a type B service without a registered OAuth app.
     """
-    return await admin.broker.connector.begin(await _user_id(admin, user_email), service, name, role=role)
+    user_id = await _user_id(admin, user_email)
+    return await admin.broker.connector.begin(user_id, service, name, role=role, read_only=read_only)
 
 
 async def account_list(
@@ -221,13 +227,29 @@ def format_accounts(accounts: Sequence[AccountInfo]) -> str:
         return (
             "No accounts. Add one with `mcpist account add SERVICE --token-stdin` or `mcpist account connect SERVICE`."
         )
-    lines = [f"{'ACCOUNT':<32} {'OWNER':<32} {'KIND':<8} {'STATUS':<10} {'EXPIRES (UTC)':<16} FIELDS"]
+    lines = [f"{'ACCOUNT':<32} {'OWNER':<32} {'KIND':<8} {'ACCESS':<6} {'STATUS':<10} {'EXPIRES (UTC)':<34} FIELDS"]
     for a in accounts:
         d = a.to_dict()
-        expires = a.expires_at.strftime("%Y-%m-%d %H:%M") if a.expires_at else "-"
         fields = " ".join(f"{k}={v}" for k, v in sorted(a.fields.items()))
-        lines.append(f"{a.label:<32} {d['owner']:<32} {a.kind:<8} {a.status:<10} {expires:<16} {fields}".rstrip())
+        access = "read" if a.read_only else "write"
+        row = f"{a.label:<32} {d['owner']:<32} {a.kind:<8} {access:<6} {a.status:<10} {describe_expiry(a):<34} {fields}"
+        lines.append(row.rstrip())
     return "\n".join(lines)
+
+
+def describe_expiry(account: AccountInfo) -> str:
+    """When the account stops working by itself: never, renewed automatically, or a time to reconnect by."""
+
+    def at(when: datetime) -> str:
+        return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+    if account.expires_at is None:
+        return "-"
+    if not account.refreshable:
+        return f"{at(account.expires_at)}, then reconnect"
+    if account.refresh_expires_at is not None:
+        return f"renews; reconnect by {at(account.refresh_expires_at)}"
+    return f"{at(account.expires_at)}, renews itself"
 
 
 def format_apps(apps: Sequence[OAuthApp]) -> str:
@@ -263,7 +285,16 @@ def add_parsers(
         metavar="NAME=VALUE",
         help="an account field the service declares, e.g. --set site=https://acme.atlassian.net",
     )
-    owner_args(acts.add_parser("connect", help="print a URL that connects the account in a browser"))
+    add.add_argument(
+        "--read-only", action="store_true", help="run only read-only tools with this account (use a read-only key)"
+    )
+    connect = acts.add_parser("connect", help="print a URL that connects the account in a browser")
+    owner_args(connect)
+    connect.add_argument(
+        "--read-only",
+        action="store_true",
+        help="ask the service only for read-only scopes; the server then runs only read-only tools with it",
+    )
     listing = acts.add_parser("list", help="list accounts (never their secrets)")
     owner_args(listing, service=False)
     listing.add_argument("--all", action="store_true", help="every user's accounts")
@@ -319,10 +350,13 @@ async def run(args: argparse.Namespace, admin: VaultAdmin, stdin: TextIO, out: T
                 role=args.role,
                 user_email=user,
                 fields=fields,
+                read_only=args.read_only,
             )
             say(f"Stored {info.label} for {info.to_dict()['owner']} (encrypted; it is never shown again).")
         elif action == "connect":
-            url = await account_connect(admin, args.service, name=args.name, role=args.role, user_email=user)
+            url = await account_connect(
+                admin, args.service, name=args.name, role=args.role, user_email=user, read_only=args.read_only
+            )
             minutes = max(1, round(admin.settings.connect_ttl_s / 60))
             say(f"Open this URL in a browser within {minutes} minutes to connect {args.service}:{args.name}:")
             say(url)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 import httpx
+from pydantic import BaseModel
 
 from mcpist.config import VaultSettings
 from mcpist.errors import InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
@@ -82,8 +83,10 @@ class Connector:
         base_url: str,
         settings: VaultSettings,
         client_for: ClientFor | None = None,
+        module_settings: Mapping[str, BaseModel] | None = None,
     ) -> None:
         self.client_for = client_for
+        self.module_settings = dict(module_settings or {})
         self.services = services
         self.accounts = accounts
         self.apps = apps
@@ -97,7 +100,11 @@ class Connector:
         module = self.services.module(name)
         if module is None or not isinstance(module.auth, ApiKeyAuth | OAuth2Auth):
             raise NotFound(f"no service {name!r}: no loaded module of that name uses an account", {"service": name})
-        return Service(name, module.auth)
+        auth = module.auth
+        if isinstance(auth, OAuth2Auth) and auth.placeholders():
+            settings = self.module_settings.get(name) or module.settings_model()
+            auth = auth.for_settings(settings)
+        return Service(name, auth)
 
     def connect_url(self, service: str, token: str) -> str:
         return f"{self.base_url}/connect/{service}?t={token}"
@@ -113,25 +120,35 @@ class Connector:
         *,
         role: str | None = None,
         elicitation_id: str | None = None,
+        read_only: bool = False,
     ) -> str:
-        """A connect URL for this user to connect (or re-authorise) `service:name`.
+        """A connect URL for this user to connect (or re-authorise) `service:name`; `read_only` asks the
+        provider only for the service's read-only scopes and marks the account so.
 
         Raises:
             NotFound: not a service.
-            InvalidArgument: the account or role name is invalid.
+            InvalidArgument: the account or role name is invalid, or the service has no read-only scopes.
             NoOAuthApp: a type B service without a registered OAuth app.
         """
         found = self.service(service)
         check_account_name(name)
         if role is not None:
             check_role(role)
+        if read_only and isinstance(found.auth, OAuth2Auth) and found.auth.read_only_scopes is None:
+            raise InvalidArgument(
+                f"{service} declares no read-only scopes; connect without --read-only, or add a key with "
+                "`mcpist account add --read-only`",
+                {"service": service, "field": "read_only"},
+            )
         if isinstance(found.auth, OAuth2Auth) and await self.apps.get(service) is None:
             raise NoOAuthApp(
                 f"{service} accounts cannot be connected yet: an admin must first register {service}'s OAuth app "
                 f"(client id and secret; its redirect URL is {self.callback_url(service)})",
                 {"service": service, "reason": "no_oauth_app"},
             )
-        _, token = await self.flows.create(user_id, service, name, role=role, elicitation_id=elicitation_id)
+        _, token = await self.flows.create(
+            user_id, service, name, role=role, elicitation_id=elicitation_id, read_only=read_only
+        )
         return self.connect_url(service, token)
 
     async def start_oauth(self, flow: Flow) -> tuple[str, StartedFlow] | None:
@@ -154,7 +171,9 @@ class Connector:
             self.callback_url(flow.service),
             started.state,
             started.code_challenge,
-            found.auth.scopes,
+            found.auth.read_only_scopes
+            if flow.read_only and found.auth.read_only_scopes is not None
+            else found.auth.scopes,
             extra=found.auth.authorize_params,
         )
         return url, started
@@ -204,7 +223,9 @@ class Connector:
         if tokens.refresh_token:
             secrets["refresh_token"] = tokens.refresh_token
         fields = await self._connected_fields(flow, tokens.access_token, tokens.scopes or ())
-        return await self._store(flow, "oauth2", secrets, tokens.expires_at, tokens.scopes or (), fields)
+        return await self._store(
+            flow, "oauth2", secrets, tokens.expires_at, tokens.scopes or (), fields, tokens.refresh_expires_at
+        )
 
     async def _connected_fields(self, flow: Flow, access_token: str, scopes: Sequence[str]) -> dict[str, str] | None:
         """The fields the module's `on_connect` hook finds with the new token (e.g. the sites it covers)."""
@@ -238,9 +259,12 @@ class Connector:
         expires_at: datetime | None,
         scopes: Sequence[str],
         fields: dict[str, str] | None = None,
+        refresh_expires_at: datetime | None = None,
     ) -> AccountInfo:
         info = await self.accounts.put(
             fields=fields,
+            read_only=flow.read_only,
+            refresh_expires_at=refresh_expires_at,
             service=flow.service,
             name=flow.account_name,
             kind=kind,

@@ -43,6 +43,7 @@ class Flow:
     status: FlowStatus
     browser_hash: str | None
     expires_at: datetime
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def flow_of(row: Any) -> Flow:
         status=row.status,
         browser_hash=row.browser_hash,
         expires_at=utc(row.expires_at) or row.expires_at,
+        read_only=bool(row.read_only),
     )
 
 
@@ -86,6 +88,7 @@ class FlowStore:
         *,
         role: str | None = None,
         elicitation_id: str | None = None,
+        read_only: bool = False,
     ) -> tuple[Flow, str]:
         """A new pending flow and the token for its connect URL (shown only here)."""
         token = secrets.token_urlsafe(32)
@@ -109,6 +112,7 @@ class FlowStore:
                     service=service,
                     account_name=account_name,
                     elicitation_id=elicitation_id,
+                    read_only=read_only,
                     status="new",
                     created_at=now,
                     expires_at=now + self.ttl,

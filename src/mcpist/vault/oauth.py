@@ -45,6 +45,8 @@ class TokenResponse:
     refresh_token: str | None = field(repr=False)
     expires_at: datetime | None
     scopes: tuple[str, ...] | None
+    refresh_expires_at: datetime | None = None
+    """From `refresh_token_expires_in`, which some providers send (Google for time-limited grants)."""
 
 
 def pkce_pair() -> tuple[str, str]:
@@ -94,16 +96,23 @@ def _parse(response: httpx.Response, now: datetime) -> TokenResponse:
     if not isinstance(access, str) or not access:
         raise ProviderRejected("invalid_response", response.status_code)
     refresh = body.get("refresh_token")
-    expires_in = body.get("expires_in")
-    if isinstance(expires_in, str) and expires_in.isdigit():
-        expires_in = int(expires_in)
     scope = body.get("scope")
     return TokenResponse(
         access_token=access,
         refresh_token=refresh if isinstance(refresh, str) and refresh else None,
-        expires_at=now + timedelta(seconds=float(expires_in)) if isinstance(expires_in, int | float) else None,
+        expires_at=_after(now, body.get("expires_in")),
         scopes=tuple(scope.replace(",", " ").split()) if isinstance(scope, str) else None,
+        refresh_expires_at=_after(now, body.get("refresh_token_expires_in")),
     )
+
+
+def _after(now: datetime, seconds: Any) -> datetime | None:
+    """`now` plus a lifetime in seconds as token endpoints send it (a number or a numeric string)."""
+    if isinstance(seconds, str) and seconds.isdigit():
+        seconds = int(seconds)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < 10**9:
+        return None
+    return now + timedelta(seconds=float(seconds))
 
 
 async def request_token(

@@ -104,6 +104,11 @@ class AccountInfo:
     lease_until: datetime | None
     created_at: datetime
     updated_at: datetime
+    read_only: bool = False
+    refreshable: bool = False
+    """Holds a refresh token: the broker renews the access token by itself."""
+    refresh_expires_at: datetime | None = None
+    """When the refresh token itself runs out, if the provider said (then the account must be connected again)."""
 
     @property
     def shared(self) -> bool:
@@ -121,6 +126,9 @@ class AccountInfo:
             "kind": self.kind,
             "status": self.status,
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "read_only": self.read_only,
+            "refreshable": self.refreshable,
+            "refresh_expires_at": self.refresh_expires_at.isoformat() if self.refresh_expires_at else None,
             "scopes": list(self.scopes),
             "fields": dict(self.fields),
             "updated_at": self.updated_at.isoformat(),
@@ -153,6 +161,9 @@ _INFO_COLUMNS = (
     accounts.c.lease_until,
     accounts.c.created_at,
     accounts.c.updated_at,
+    accounts.c.read_only,
+    accounts.c.refreshable,
+    accounts.c.refresh_expires_at,
 )
 
 
@@ -173,6 +184,9 @@ def _info(row: Any) -> AccountInfo:
         lease_until=utc(row.lease_until),
         created_at=utc(row.created_at) or row.created_at,
         updated_at=utc(row.updated_at) or row.updated_at,
+        read_only=bool(row.read_only),
+        refreshable=bool(row.refreshable),
+        refresh_expires_at=utc(row.refresh_expires_at),
     )
 
 
@@ -206,10 +220,13 @@ class AccountStore:
         expires_at: datetime | None = None,
         scopes: Sequence[str] = (),
         fields: Mapping[str, str] | None = None,
+        read_only: bool = False,
+        refresh_expires_at: datetime | None = None,
     ) -> AccountInfo:
         """Create the account or replace its credential; either way it ends connected.
 
         `fields` (the module's non-secret account fields) replace the stored ones; None keeps them.
+        `read_only` marks an account the server runs only read-only tools with.
 
         Raises:
             InvalidArgument: a name is invalid, or not exactly one of user_id and role is given.
@@ -222,7 +239,14 @@ class AccountStore:
             check_role(role)
         owner = accounts.c.user_id == user_id if user_id is not None else accounts.c.role == role
         now = datetime.now(UTC)
-        common: dict[str, Any] = {"status": "connected", "expires_at": expires_at, "scopes": " ".join(scopes) or None}
+        common: dict[str, Any] = {
+            "status": "connected",
+            "expires_at": expires_at,
+            "scopes": " ".join(scopes) or None,
+            "read_only": read_only,
+            "refreshable": bool(secrets.get("refresh_token")),
+            "refresh_expires_at": refresh_expires_at,
+        }
         if fields is not None:
             common["fields"] = json.dumps(dict(sorted(fields.items())), ensure_ascii=False) if fields else None
         for _ in range(3):
@@ -358,14 +382,19 @@ class AccountStore:
         secrets: dict[str, str],
         expires_at: datetime | None,
         scopes: Sequence[str] | None,
+        refresh_expires_at: datetime | None = None,
     ) -> bool:
-        """Save refreshed tokens unless the account changed since `info.version` (then keep the newer)."""
+        """Save refreshed tokens unless the account changed since `info.version` (then keep the newer).
+
+        A rotated refresh token (the provider sent a new one) replaces the old one in the same update.
+        """
         assert info.user_id is not None or info.role is not None
         identity = account_identity(info.id, info.service, info.name, info.user_id, info.role, info.kind)
         sealed = self.sealer.seal(identity, secrets)
         values: dict[str, Any] = {
             **sealed_values(sealed),
             "expires_at": expires_at,
+            "refreshable": bool(secrets.get("refresh_token")),
             "status": "connected",
             "lease_until": None,
             "version": info.version + 1,
@@ -373,6 +402,8 @@ class AccountStore:
         }
         if scopes is not None:
             values["scopes"] = " ".join(scopes) or None
+        if refresh_expires_at is not None:
+            values["refresh_expires_at"] = refresh_expires_at
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 accounts.update().where(accounts.c.id == info.id, accounts.c.version == info.version).values(**values)

@@ -37,6 +37,9 @@ accounts = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("scopes", sa.Text, nullable=True),
     sa.Column("fields", sa.Text, nullable=True),  # JSON: the module's declared non-secret account fields
+    sa.Column("read_only", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("refreshable", sa.Boolean, nullable=False, server_default=sa.false()),  # holds a refresh token
+    sa.Column("refresh_expires_at", sa.DateTime(timezone=True), nullable=True),  # when the provider said so
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
@@ -66,6 +69,7 @@ connect_flows = sa.Table(
     sa.Column("service", sa.String(32), nullable=False),
     sa.Column("account_name", sa.String(64), nullable=False),
     sa.Column("elicitation_id", sa.String(64), nullable=True),
+    sa.Column("read_only", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("kek_id", sa.String(32), nullable=True),
     sa.Column("wrapped_key", sa.LargeBinary, nullable=True),
