@@ -67,7 +67,7 @@ from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
 from mcpist.ttlcache import TtlCache
-from mcpist.upstream import ServiceClient
+from mcpist.upstream import Borrowed, ServiceClient
 from mcpist.vault import MIGRATIONS as VAULT_MIGRATIONS
 from mcpist.vault.broker import broker_for
 
@@ -497,11 +497,16 @@ async def start_runtime(
             raise ConfigError(f"database_url: the database cannot be opened or migrated: {_short(exc)}") from None
         owner, created = await ensure_owner(engine)
         await ensure_owner_access(engine, owner.id)
-        http = await stack.enter_async_context(
-            httpx.AsyncClient(timeout=httpx.Timeout(30.0), headers={"User-Agent": f"mcpist/{__version__}"})
-        )
         if transport is None:
             transport = await stack.enter_async_context(httpx.AsyncHTTPTransport(proxy=settings.upstream_proxy))
+        # token endpoints and identity providers go through the same pool (and proxy) as the modules' calls
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(
+                transport=Borrowed(transport),
+                timeout=httpx.Timeout(30.0),
+                headers={"User-Agent": f"mcpist/{__version__}"},
+            )
+        )
         states: dict[str, Any] = {}
         for module in registry:
             if start_modules and module.lifespan is not None:

@@ -15,6 +15,7 @@ ALLOWED = {"httpx", "anyio", "pydantic", "mcpist.errors"}
 def test_public_api() -> None:
     assert sorted(mcpist.upstream.__all__) == [
         "AccountAuth",
+        "Borrowed",
         "Clipped",
         "Credential",
         "CredentialSource",

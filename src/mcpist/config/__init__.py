@@ -98,8 +98,8 @@ class Settings(BaseSettings):
     """A module whose tool definitions exceed this many bytes answers `get_module_schema` with an index
     (names, descriptions, annotations); the LLM then asks for the tools it will use. 0: always an index."""
     upstream_proxy: str | None = None
-    """An HTTP(S) proxy for every module's calls to external services, e.g. http://proxy.internal:3128
-    (MCPIST_UPSTREAM_PROXY); the usual HTTPS_PROXY variables are not read."""
+    """An HTTP(S) proxy for every call to an external service (modules, OAuth token endpoints, identity
+    providers), e.g. http://proxy.internal:3128 (MCPIST_UPSTREAM_PROXY); HTTPS_PROXY variables are not read."""
     batch: BatchSettings = Field(default_factory=BatchSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)

@@ -20,7 +20,7 @@ from ._pages import (
     offset_next,
     page_token,
 )
-from ._retry import RETRY_EXTENSION, RetryTransport
+from ._retry import RETRY_EXTENSION, Borrowed, RetryTransport
 from ._text import Clipped, MaxChars, Offset, clip
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "MaxChars",
     "Offset",
     "Page",
+    "Borrowed",
     "RetryTransport",
     "ServiceClient",
     "basic",

@@ -63,6 +63,19 @@ def _seconds_until_date(value: str, now: float) -> float | None:
     return when.timestamp() - now
 
 
+class Borrowed(httpx.AsyncBaseTransport):
+    """Another owner's transport (a shared connection pool): requests go through, `aclose()` leaves it open."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the inner transport belongs to whoever made it."""
+
+
 class RetryTransport(httpx.AsyncBaseTransport):
     """Retries requests that are safe to repeat on 429/502/503/504, GitHub rate limits and connection failures.
 
