@@ -57,6 +57,8 @@ class OAuth2Auth:
     basic_user_field: str | None = None
     """As for `ApiKeyAuth`: an account added with a key and this field (Atlassian's `email`) sends HTTP
     Basic `field:key`; OAuth accounts and keys without the field send a Bearer token."""
+    refresh_scopes: bool = False
+    """Send the scopes again with a refresh (Microsoft's identity platform asks for them)."""
     reauth_hint: str | None = None
     """Said after "connect again" when the provider rejects a refresh token, e.g. why Google does so."""
 

@@ -299,10 +299,14 @@ class TokenBroker:
         with anyio.fail_after(self.settings.refresh_lease_s, shield=True):
             try:
                 app, client_secret = await self.apps.client_secret(info.service)
+                form = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+                if auth.refresh_scopes:
+                    scopes = auth.read_only_scopes if info.read_only and auth.read_only_scopes else auth.scopes
+                    form["scope"] = " ".join(scopes)
                 tokens = await request_token(
                     self.http,
                     auth.token_url,
-                    {"grant_type": "refresh_token", "refresh_token": refresh_token},
+                    form,
                     app,
                     client_secret,
                     tries=self.settings.refresh_tries,
