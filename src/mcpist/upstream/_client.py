@@ -62,6 +62,15 @@ class ServiceClient:
         self._auth = AccountAuth(service, credentials, origins) if credentials is not None else None
         self._retrying = RetryTransport(transport, tries=tries, deadline_s=deadline_s, sleep=sleep, clock=clock)
         self._user_agent = user_agent
+        self._sibling_args: dict[str, Any] = {
+            "transport": transport,
+            "user_agent": user_agent,
+            "timeout_s": timeout_s,
+            "deadline_s": deadline_s,
+            "tries": tries,
+            "sleep": sleep,
+            "clock": clock,
+        }
         self._http = httpx.AsyncClient(
             base_url=base_url,
             transport=self._retrying,
@@ -88,6 +97,21 @@ class ServiceClient:
     async def aclose(self) -> None:
         """Close this client; the shared transport stays open."""
         await self._http.aclose()
+
+    def sibling(
+        self,
+        base_url: str,
+        credentials: CredentialSource | None,
+        *,
+        service: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> ServiceClient:
+        """A client on another API root with another credential (a project's own key, say), over the same
+        shared connection pool with the same timeouts and retries. It never carries this client's credential;
+        the caller closes it."""
+        return ServiceClient(
+            service or self.service, base_url, credentials=credentials, headers=headers, **self._sibling_args
+        )
 
     async def request(
         self,

@@ -1,0 +1,150 @@
+"""Module `microsoft_todo` as the server publishes it: declaration, OAuth endpoints per tenant, kinds, schemas and
+their size, a resource, and a contract test for every tool."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mstodo_harness import Harness, covers
+from mstodo_world import World
+from pydantic import ValidationError
+
+from mcpist.modules import Module, OAuth2Auth, ServiceSettings
+from mcpist.modules.microsoft_todo import MicrosoftTodoSettings, module
+from mcpist.modules.registry import RegisteredTool, Registry
+
+REGISTRY = Registry([module])
+TOOLS = REGISTRY.tools("microsoft_todo")
+KINDS = {
+    "list_task_lists": "R",
+    "create_task_list": "W",
+    "rename_task_list": "Wi",
+    "delete_task_list": "D",
+    "list_tasks": "R",
+    "search_tasks": "R",
+    "get_task": "R",
+    "create_task": "W",
+    "update_task": "Wi",
+    "complete_task": "Wi",
+    "delete_task": "D",
+    "manage_checklist_items": "W",
+    "manage_linked_resources": "W",
+    "get_task_changes": "R",
+}
+
+pytestmark = pytest.mark.anyio
+
+
+def size(tool: RegisteredTool) -> int:
+    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def schema_problems(schema: Any, where: str = "") -> list[str]:
+    """tests/test_module_contract.py's check, for this module before its entry point exists."""
+    if not isinstance(schema, dict):
+        return []
+    problems = [
+        f"{where}: has {k!r}" for k in ("$ref", "$defs", "definitions", "title", "discriminator") if k in schema
+    ]
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        problems += [f"{where}: required {n!r} missing" for n in schema.get("required", []) if n not in props]
+        for name, sub in props.items():
+            if not isinstance(sub, dict) or not any(k in sub for k in ("type", "anyOf", "oneOf")):
+                problems.append(f"{where}.{name}: has no type or anyOf")
+            problems += schema_problems(sub, f"{where}.{name}")
+    for key in ("items", "additionalProperties"):
+        problems += schema_problems(schema.get(key), f"{where}[]")
+    for key in ("anyOf", "oneOf", "allOf"):
+        for i, sub in enumerate(schema.get(key, [])):
+            problems += schema_problems(sub, f"{where}<{key}{i}>")
+    return problems
+
+
+def test_the_declaration() -> None:
+    assert isinstance(module, Module) and module.name == "microsoft_todo" and len(module.summary) <= 100
+    assert module.description != module.summary and "get_task_changes" in module.docs
+    settings = MicrosoftTodoSettings.model_validate({})
+    assert isinstance(settings, ServiceSettings) and settings.base_url == "https://graph.microsoft.com/v1.0"
+    assert (settings.tenant, settings.time_zone) == ("common", "UTC")
+    auth = module.auth
+    assert isinstance(auth, OAuth2Auth) and auth.pkce and auth.refresh_scopes
+    assert auth.scopes == ("offline_access", "Tasks.ReadWrite")
+    assert auth.read_only_scopes == ("offline_access", "Tasks.Read")
+    assert auth.authorize_params == {"prompt": "select_account"} and auth.reauth_hint
+    assert auth.placeholders() == {"tenant"}
+    common = auth.for_settings(settings)
+    assert common.authorize_url == "https://login.microsoftonline.com/common/oauth2/v2.0/authorize"
+    assert common.token_url == "https://login.microsoftonline.com/common/oauth2/v2.0/token"
+    for tenant in ("consumers", "organizations", "contoso.onmicrosoft.com", "72f988bf-86f1-41af-91ab-2d7cd011db47"):
+        filled = auth.for_settings(MicrosoftTodoSettings(tenant=tenant))
+        assert filled.token_url == f"https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token"
+
+
+@pytest.mark.parametrize("tenant", ["", "../common", "a/b", "common?x=1", "-leading", "x" * 101])
+def test_a_tenant_that_could_bend_the_url_is_refused(tenant: str) -> None:
+    with pytest.raises(ValidationError, match="tenant"):
+        MicrosoftTodoSettings(tenant=tenant)
+
+
+def test_every_tool_is_declared_with_its_kind() -> None:
+    assert len(module.tools) >= 14 and set(module.tools) == set(KINDS)
+    for name, spec in module.tools.items():
+        kind = KINDS[name]
+        assert (spec.read_only, spec.destructive) == (kind == "R", kind == "D"), name
+        assert spec.idempotent == (kind in ("R", "Wi", "D")), name
+        assert spec.needs_account and spec.open_world, name
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.spec.name for t in TOOLS])
+def test_each_definition_is_what_an_llm_can_use(tool: RegisteredTool) -> None:
+    definition = tool.definition()
+    text = tool.spec.description
+    assert text[0].isupper() and text.endswith(".") and len(text) <= 120, text
+    assert definition["inputSchema"]["additionalProperties"] is False
+    assert schema_problems(definition["inputSchema"]) == []
+    assert definition["outputSchema"]["type"] == "object" and schema_problems(definition["outputSchema"]) == []
+    assert "$ref" not in json.dumps(definition)
+    assert size(tool) <= 4096, f"{tool.spec.name} is {size(tool)} bytes"
+    params = definition["inputSchema"]["properties"]
+    for name in ("list_id", "task_id", "time_zone"):
+        if name in params:
+            assert "pattern" in params[name], f"{name} reaches a URL or header unchecked"
+
+
+def test_the_module_schema_size(capsys: pytest.CaptureFixture[str]) -> None:
+    total = sum(size(t) for t in TOOLS)
+    with capsys.disabled():
+        print(f"\nmicrosoft_todo: {len(TOOLS)} tools, {total} bytes of definitions; largest {max(map(size, TOOLS))} B")
+    assert total <= 48_000
+
+
+def test_every_tool_has_a_contract_test() -> None:
+    covered: set[str] = set()
+    for test_file in Path(__file__).parent.glob("test_mstodo_*.py"):
+        for names in re.findall(r"@covers\(([^)]*)\)", test_file.read_text(encoding="utf-8")):
+            covered.update(re.findall(r'"([a-z_]+)"', names))
+    assert covered == set(module.tools), f"no contract test for {sorted(set(module.tools) - covered)}"
+
+
+@covers("list_tasks")
+async def test_the_open_tasks_resource(todo: Harness, world: World) -> None:
+    (resource,) = module.resources.values()
+    assert resource.uri_template == "microsoft-todo://lists/{list_id}/tasks" and resource.tool == "list_tasks"
+    tasks = next(iter(world.lists))
+    later = world.add_task(tasks, "Later", dueDateTime={"dateTime": "2026-03-09T00:00:00", "timeZone": "UTC"})
+    soon = world.add_task(
+        tasks, "Soon", importance="high", dueDateTime={"dateTime": "2026-03-08T00:00:00", "timeZone": "UTC"}
+    )
+    todo.called.add("list_tasks")
+    text = await resource.fn(todo.context(), list_id=tasks)
+    assert text == (
+        f"- [ ] Soon (due 2026-03-08; important) <!-- {soon} -->\n- [ ] Later (due 2026-03-09) <!-- {later} -->\n"
+    )
+    assert todo.last.params["$orderby"] == "dueDateTime/dateTime" and todo.last.params["$top"] == "100"
+    empty = world.add_list("Empty")
+    assert await resource.fn(todo.context(), list_id=empty) == "No open tasks.\n"
