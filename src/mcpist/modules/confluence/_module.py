@@ -44,7 +44,7 @@ class ConfluenceSettings(ServiceSettings):
 
 module = Module(
     "confluence",
-    summary="Confluence: search, read and write pages as Markdown, comments, labels and attachments",
+    summary="Confluence pages as Markdown, comments, labels, attachments",
     description=(
         "Work in Confluence Cloud with your own account: search with text or CQL, browse spaces and page trees, "
         "read and write pages as Markdown (macros kept), edit one section, move and delete pages, comment, "

@@ -34,7 +34,7 @@ class GitHubSettings(ServiceSettings):
 
 module = Module(
     "github",
-    summary="GitHub: repositories, files, commits, issues, pull requests, Actions and notifications",
+    summary="GitHub repos, files, commits, issues, PRs, Actions",
     description=(
         "Read and change GitHub with your own accounts (github.com or Enterprise Server): browse and search "
         "code, write files in one commit, work issues and pull requests (review and merge), follow Actions "

@@ -39,7 +39,7 @@ class JiraSettings(ServiceSettings):
 
 module = Module(
     "jira",
-    summary="Jira: search, read, create and move issues; comments, worklogs, links, boards and sprints",
+    summary="Jira issues, JQL, comments, worklogs, sprints",
     description=(
         "Work Jira Cloud or Data Center with your own accounts: JQL search, issues with Markdown descriptions "
         "and comments, transitions, assignees, worklogs, links, attachments, projects, fields, users, and Jira "

@@ -47,7 +47,7 @@ line (attributes; "type" when the block is e.g. a callout shown as a quote), a l
 
 module = Module(
     "notion",
-    summary="Notion pages, databases, blocks and comments, read and written as Markdown and flat rows",
+    summary="Notion pages, databases, blocks, comments as Markdown",
     description="Search a Notion workspace; read and write pages as Markdown, query databases as flat rows, "
     "edit properties, blocks and comments, with any of your connected Notion workspaces.",
     settings=NotionSettings,
