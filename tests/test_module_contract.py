@@ -8,11 +8,9 @@ public API is pinned.
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from alembic.script import ScriptDirectory
@@ -22,6 +20,8 @@ from mcpist.modules import Module, NoAuth, ServiceSettings
 from mcpist.modules.api import NAME_RE, RESERVED_NAMES, TOOL_NAME_RE
 from mcpist.modules.registry import RegisteredTool, Registry
 from mcpist.storage.migrate import alembic_config
+from mcpist.testing import definition_size as size
+from mcpist.testing import schema_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "modules.md"
@@ -47,36 +47,6 @@ INSTALLED = Registry.from_entry_points()
 REGISTRY = Registry([*INSTALLED, _example()])
 MODULES = list(REGISTRY)
 TOOLS = REGISTRY.tools()
-
-
-def size(tool: RegisteredTool) -> int:
-    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
-
-
-def schema_problems(schema: Any, where: str = "") -> list[str]:
-    """What makes a published schema hard for an LLM to read or not self-contained."""
-    problems: list[str] = []
-    if not isinstance(schema, dict):
-        return problems
-    for key in ("$ref", "$defs", "definitions", "title", "discriminator"):
-        if key in schema:
-            problems.append(f"{where or '(root)'}: has {key!r}")
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        for name in schema.get("required", []):
-            if name not in props:
-                problems.append(f"{where or '(root)'}: required {name!r} is not a property")
-        for name, sub in props.items():
-            path = f"{where}.{name}" if where else name
-            if not isinstance(sub, dict) or not any(k in sub for k in ("type", "anyOf", "oneOf")):
-                problems.append(f"{path}: has no type or anyOf")
-            problems += schema_problems(sub, path)
-    for key in ("items", "additionalProperties"):
-        problems += schema_problems(schema.get(key), f"{where}[]" if key == "items" else f"{where}{{}}")
-    for key in ("anyOf", "oneOf", "allOf"):
-        for i, sub in enumerate(schema.get(key, [])):
-            problems += schema_problems(sub, f"{where}<{key}{i}>")
-    return problems
 
 
 def test_the_built_in_modules_are_registered_as_entry_points() -> None:

@@ -18,16 +18,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 TOKEN_ACCOUNT = Account(service="confluence", name="work", fields={"site": SITE, "email": "me@acme.test"})
 
 
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `cf` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
-
-
 @dataclass
 class Harness:
     v2: FakeUpstream

@@ -8,6 +8,8 @@ import pytest
 from confluence_harness import Harness
 from confluence_world import World, fakes
 
+from mcpist.testing import assert_covered
+
 
 @pytest.fixture
 def world() -> World:
@@ -20,5 +22,4 @@ def cf(world: World, request: pytest.FixtureRequest) -> Iterator[Harness]:
     with v2, v1:  # any request or answer either description refuses fails the test
         harness = Harness(v2, v1, world)
         yield harness
-    declared = set(getattr(request.function, "covers", ()))
-    assert declared <= harness.called, f"the test covers {sorted(declared - harness.called)} without calling them"
+    assert_covered(request.function, harness.called)

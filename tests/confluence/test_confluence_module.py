@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,8 @@ from confluence_harness import REGISTRY
 from mcpist.modules import OAuth2Auth, ServiceSettings
 from mcpist.modules.confluence import ConfluenceSettings, module
 from mcpist.modules.registry import RegisteredTool
+from mcpist.testing import covered_in
+from mcpist.testing import definition_size as size
 
 TOOLS = REGISTRY.tools("confluence")
 KINDS = {
@@ -33,10 +33,6 @@ KINDS = {
     "upload_attachment": "W",
     "delete_page": "D",
 }
-
-
-def size(tool: RegisteredTool) -> int:
-    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def keywords(schema: Any) -> set[str]:
@@ -102,8 +98,5 @@ def test_the_module_schema_size(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_tool_has_a_contract_test() -> None:
-    covered: set[str] = set()
-    for test_file in Path(__file__).parent.glob("test_confluence_*.py"):
-        for names in re.findall(r"@covers\(([^)]*)\)", test_file.read_text(encoding="utf-8")):
-            covered.update(re.findall(r'"([a-z_]+)"', names))
+    covered = covered_in(Path(__file__).parent.glob("test_confluence_*.py"))
     assert covered == set(module.tools), f"no contract test for {sorted(set(module.tools) - covered)}"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 
 import pytest
-from confluence_harness import Harness, covers
+from confluence_harness import Harness
 
 from mcpist.modules import Conflict, InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

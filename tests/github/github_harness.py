@@ -18,16 +18,6 @@ REGISTRY = Registry([module])
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `gh` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
-
-
 class Routed(httpx.AsyncBaseTransport):
     """GitHub's API to the fake; the log storage host to its own handler, as the real redirect goes."""
 

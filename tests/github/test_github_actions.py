@@ -5,12 +5,12 @@ from __future__ import annotations
 import httpx
 import pytest
 from github_fake import MAIN_SHA
-from github_harness import Harness, covers
+from github_harness import Harness
 from github_world import LOG_HOST, LOG_URL
 
 from mcpist.modules import NotFound, Unavailable
 from mcpist.modules.github import module
-from mcpist.testing import FakeCredentials, tool_context
+from mcpist.testing import FakeCredentials, covers, tool_context
 
 pytestmark = pytest.mark.anyio
 

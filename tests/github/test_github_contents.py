@@ -6,10 +6,11 @@ import base64
 
 import pytest
 from github_fake import MAIN_SHA, MAIN_TREE, sha_of
-from github_harness import Harness, covers
+from github_harness import Harness
 from github_world import BIG_TEXT, HUGE_CSV, SCRIPT
 
 from mcpist.modules import Conflict, InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from github_fake import COMMIT_SHA, MAIN_SHA, sha_of
-from github_harness import Harness, covers
+from github_harness import Harness
 
 from mcpist.modules import NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from github_harness import Harness, covers
+from github_harness import Harness
 
 from mcpist.modules import InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

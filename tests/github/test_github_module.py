@@ -4,9 +4,7 @@ covered by a contract test, resources, the review prompt, and one pass through a
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from github_harness import REGISTRY, Harness
@@ -24,7 +22,8 @@ from mcpist.modules import (
 )
 from mcpist.modules.github import GitHubSettings, module
 from mcpist.modules.registry import RegisteredTool
-from mcpist.testing import FakeCredentials, in_process_client, running
+from mcpist.testing import FakeCredentials, covered_in, in_process_client, running, schema_problems
+from mcpist.testing import definition_size as size
 
 pytestmark = pytest.mark.anyio
 
@@ -67,34 +66,6 @@ KINDS = {
     "list_releases": "R",
     "create_release": "W",
 }
-
-
-def size(tool: RegisteredTool) -> int:
-    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
-
-
-def schema_problems(schema: Any, where: str = "") -> list[str]:
-    """tests/test_module_contract.py's check, for this module before its entry point exists."""
-    problems: list[str] = []
-    if not isinstance(schema, dict):
-        return problems
-    problems += [
-        f"{where or '(root)'}: has {key!r}" for key in ("$ref", "$defs", "definitions", "title") if key in schema
-    ]
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        problems += [f"{where}: required {n!r} missing" for n in schema.get("required", []) if n not in props]
-        for name, sub in props.items():
-            path = f"{where}.{name}" if where else name
-            if not isinstance(sub, dict) or not any(k in sub for k in ("type", "anyOf", "oneOf")):
-                problems.append(f"{path}: has no type or anyOf")
-            problems += schema_problems(sub, path)
-    for key in ("items", "additionalProperties"):
-        problems += schema_problems(schema.get(key), f"{where}[]")
-    for key in ("anyOf", "oneOf", "allOf"):
-        for i, sub in enumerate(schema.get(key, [])):
-            problems += schema_problems(sub, f"{where}<{key}{i}>")
-    return problems
 
 
 def test_the_declaration() -> None:
@@ -150,10 +121,7 @@ def test_the_module_schema_size(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_tool_has_a_contract_test() -> None:
-    covered: set[str] = set()
-    for test_file in Path(__file__).parent.glob("test_github_*.py"):
-        for names in re.findall(r"@covers\(([^)]*)\)", test_file.read_text(encoding="utf-8")):
-            covered.update(re.findall(r'"([a-z_]+)"', names))
+    covered = covered_in(Path(__file__).parent.glob("test_github_*.py"))
     assert covered == set(module.tools), f"no contract test for {sorted(set(module.tools) - covered)}"
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from github_fake import MAIN_SHA
-from github_harness import Harness, covers
+from github_harness import Harness
 
 from mcpist.modules import Conflict, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -11,22 +11,19 @@ from gcal_world import World
 from mcpist.modules import Account, ToolContext
 from mcpist.modules.google_calendar import module
 from mcpist.modules.registry import Registry
-from mcpist.testing import FakeCredentials, FakeUpstream, RecordedRequest, RecordedSleep, call_tool, tool_context
+from mcpist.testing import (
+    FakeCredentials,
+    FakeUpstream,
+    RecordedRequest,
+    RecordedSleep,
+    call_tool,
+    tool_context,
+)
 from mcpist.upstream import CredentialSource
 
 REGISTRY = Registry([module])
 F = TypeVar("F", bound=Callable[..., Any])
 WORK = Account(service="google_calendar", name="work", kind="oauth2")
-
-
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `gcal` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
 
 
 @dataclass

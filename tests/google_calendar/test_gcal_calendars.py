@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from gcal_harness import Harness, covers
+from gcal_harness import Harness
 from gcal_world import ME
 
 from mcpist.modules import InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -4,10 +4,11 @@ calendars, one event, a series' occurrences, incremental sync, and how Google's 
 from __future__ import annotations
 
 import pytest
-from gcal_harness import Harness, covers
+from gcal_harness import Harness
 from gcal_world import ME, MEET, World, event, google_error
 
 from mcpist.modules import InvalidArgument, NotFound, PermissionDenied, Unavailable
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

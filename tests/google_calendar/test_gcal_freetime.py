@@ -4,10 +4,10 @@ its own credential), within working hours in a zone, across DST; and raw busy pe
 from __future__ import annotations
 
 import pytest
-from gcal_harness import Harness, covers
+from gcal_harness import Harness
 
 from mcpist.modules import InvalidArgument
-from mcpist.testing import FakeCredentials
+from mcpist.testing import FakeCredentials, covers
 
 pytestmark = pytest.mark.anyio
 

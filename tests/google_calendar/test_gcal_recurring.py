@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gcal_harness import Harness, covers
+from gcal_harness import Harness
 from gcal_world import ME, World, event, google_error
 
 from mcpist.modules import InvalidArgument, PermissionDenied
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from gcal_harness import Harness, covers
+from gcal_harness import Harness
 from gcal_world import ME, MEET, event
 
 from mcpist.modules import Conflict, InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

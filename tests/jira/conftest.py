@@ -8,7 +8,7 @@ import pytest
 from jira_harness import Harness
 from jira_world import World, fake_upstream
 
-from mcpist.testing import FakeUpstream
+from mcpist.testing import FakeUpstream, assert_covered
 
 
 @pytest.fixture
@@ -28,5 +28,4 @@ def api(world: World) -> Iterator[FakeUpstream]:
 def jira(api: FakeUpstream, world: World, request: pytest.FixtureRequest) -> Iterator[Harness]:
     harness = Harness(api, world)
     yield harness
-    declared = set(getattr(request.function, "covers", ()))
-    assert declared <= harness.called, f"the test covers {sorted(declared - harness.called)} without calling them"
+    assert_covered(request.function, harness.called)

@@ -19,16 +19,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 WORK = Account(service="jira", name="work", fields={"site": SITE, "email": "me@acme.test"})
 
 
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `jira` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
-
-
 @dataclass
 class Harness:
     fake: FakeUpstream

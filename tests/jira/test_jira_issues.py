@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from jira_harness import Harness, covers
+from jira_harness import Harness
 from jira_world import SITE
 
 from mcpist.modules import InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

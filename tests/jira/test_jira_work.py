@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from jira_harness import WORK, Harness, covers
+from jira_harness import WORK, Harness
 
 from mcpist.modules import InvalidArgument, NotFound
 from mcpist.modules.jira import module
-from mcpist.testing import FakeCredentials, tool_context
+from mcpist.testing import FakeCredentials, covers, tool_context
 
 pytestmark = pytest.mark.anyio
 

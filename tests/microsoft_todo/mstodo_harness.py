@@ -10,20 +10,17 @@ from mstodo_world import World
 
 from mcpist.modules import Account, ToolContext
 from mcpist.modules.microsoft_todo import module
-from mcpist.testing import FakeCredentials, FakeUpstream, RecordedRequest, RecordedSleep, call_tool, tool_context
+from mcpist.testing import (
+    FakeCredentials,
+    FakeUpstream,
+    RecordedRequest,
+    RecordedSleep,
+    call_tool,
+    tool_context,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 PERSONAL = Account(service="microsoft_todo", name="personal", kind="oauth2")
-
-
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `todo` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
 
 
 @dataclass

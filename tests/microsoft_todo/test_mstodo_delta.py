@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World, fake_upstream
 
 from mcpist.modules import InvalidArgument
-from mcpist.testing import FakeUpstream
+from mcpist.testing import FakeUpstream, covers
 from mcpist.upstream import encode_cursor
 
 pytestmark = pytest.mark.anyio

@@ -4,11 +4,11 @@ Graph's own message (without the token), and no retry of a write that may have h
 from __future__ import annotations
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World, graph_error
 
 from mcpist.modules import Conflict, InvalidArgument, NotFound, PermissionDenied, Unauthenticated, Unavailable
-from mcpist.testing import FakeCredentials
+from mcpist.testing import FakeCredentials, covers
 
 pytestmark = pytest.mark.anyio
 

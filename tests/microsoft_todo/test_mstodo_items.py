@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World, graph_error
 
 from mcpist.modules import InvalidArgument, NotFound, Unavailable
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

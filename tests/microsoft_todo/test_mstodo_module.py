@@ -4,18 +4,18 @@ their size, a resource, and a contract test for every tool."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World
 from pydantic import ValidationError
 
 from mcpist.modules import Module, OAuth2Auth, ServiceSettings
 from mcpist.modules.microsoft_todo import MicrosoftTodoSettings, module
 from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.testing import covered_in, covers, schema_problems
+from mcpist.testing import definition_size as size
 
 REGISTRY = Registry([module])
 TOOLS = REGISTRY.tools("microsoft_todo")
@@ -37,32 +37,6 @@ KINDS = {
 }
 
 pytestmark = pytest.mark.anyio
-
-
-def size(tool: RegisteredTool) -> int:
-    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
-
-
-def schema_problems(schema: Any, where: str = "") -> list[str]:
-    """tests/test_module_contract.py's check, for this module before its entry point exists."""
-    if not isinstance(schema, dict):
-        return []
-    problems = [
-        f"{where}: has {k!r}" for k in ("$ref", "$defs", "definitions", "title", "discriminator") if k in schema
-    ]
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        problems += [f"{where}: required {n!r} missing" for n in schema.get("required", []) if n not in props]
-        for name, sub in props.items():
-            if not isinstance(sub, dict) or not any(k in sub for k in ("type", "anyOf", "oneOf")):
-                problems.append(f"{where}.{name}: has no type or anyOf")
-            problems += schema_problems(sub, f"{where}.{name}")
-    for key in ("items", "additionalProperties"):
-        problems += schema_problems(schema.get(key), f"{where}[]")
-    for key in ("anyOf", "oneOf", "allOf"):
-        for i, sub in enumerate(schema.get(key, [])):
-            problems += schema_problems(sub, f"{where}<{key}{i}>")
-    return problems
 
 
 def test_the_declaration() -> None:
@@ -124,10 +98,7 @@ def test_the_module_schema_size(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_tool_has_a_contract_test() -> None:
-    covered: set[str] = set()
-    for test_file in Path(__file__).parent.glob("test_mstodo_*.py"):
-        for names in re.findall(r"@covers\(([^)]*)\)", test_file.read_text(encoding="utf-8")):
-            covered.update(re.findall(r'"([a-z_]+)"', names))
+    covered = covered_in(Path(__file__).parent.glob("test_mstodo_*.py"))
     assert covered == set(module.tools), f"no contract test for {sorted(set(module.tools) - covered)}"
 
 

@@ -7,11 +7,12 @@ from datetime import date
 from typing import Any
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World
 
 from mcpist.modules import InvalidArgument
 from mcpist.modules.microsoft_todo._recurrence import RecurrenceIn, recurrence_from_graph, recurrence_to_graph
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

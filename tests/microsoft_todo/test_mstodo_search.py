@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import World
 
 from mcpist.modules import InvalidArgument
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

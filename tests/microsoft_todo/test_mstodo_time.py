@@ -8,7 +8,7 @@ from datetime import date, datetime
 from typing import Any
 
 import pytest
-from mstodo_harness import Harness, covers
+from mstodo_harness import Harness
 from mstodo_world import Stored, World
 from pydantic import ValidationError
 
@@ -23,6 +23,7 @@ from mcpist.modules.microsoft_todo._time import (
     reminder_to_graph,
 )
 from mcpist.modules.microsoft_todo._zones import WINDOWS_TO_IANA
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

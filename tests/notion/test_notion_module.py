@@ -14,6 +14,7 @@ from mcpist.modules import NotFound, OAuth2Auth
 from mcpist.modules.notion import NotionSettings, module
 from mcpist.modules.notion._module import notion_id
 from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.testing import definition_size as size
 from test_module_contract import MAX_DEFINITION_BYTES, SENTENCE_END, schema_problems
 
 HERE = Path(__file__).parent
@@ -23,10 +24,6 @@ TOOLS = REGISTRY.tools("notion")
 READ = {"search", "get_page", "get_block_children", "get_page_property", "get_database", "query_data_source"}
 READ |= {"list_comments", "list_users"}
 DESTRUCTIVE = {"delete_block", "archive_page", "update_page_content"}
-
-
-def size(tool: RegisteredTool) -> int:
-    return len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def test_the_declaration() -> None:

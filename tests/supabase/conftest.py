@@ -9,6 +9,8 @@ from supabase_harness import Harness
 from supabase_storage_fake import Store, Upstream
 from supabase_world import World, management_fake
 
+from mcpist.testing import assert_covered
+
 
 @pytest.fixture
 def world() -> World:
@@ -28,5 +30,4 @@ def upstream(world: World) -> Iterator[Upstream]:
 def supa(upstream: Upstream, world: World, request: pytest.FixtureRequest) -> Iterator[Harness]:
     harness = Harness(upstream, world)
     yield harness
-    declared = set(getattr(request.function, "covers", ()))
-    assert declared <= harness.called, f"the test covers {sorted(declared - harness.called)} without calling them"
+    assert_covered(request.function, harness.called)

@@ -19,16 +19,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 WORK = Account(service="supabase", name="work")
 
 
-def covers(*tools: str) -> Callable[[F], F]:
-    """Mark a contract test as exercising these tools; the `supa` fixture checks it really called them."""
-
-    def mark(test: F) -> F:
-        test.covers = tools  # type: ignore[attr-defined]
-        return test
-
-    return mark
-
-
 @dataclass
 class Harness:
     upstream: Upstream

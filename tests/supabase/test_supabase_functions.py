@@ -7,10 +7,11 @@ import email.policy
 import json
 
 import pytest
-from supabase_harness import Harness, covers
+from supabase_harness import Harness
 from supabase_world import BRANCH_ID, REF
 
 from mcpist.errors import InvalidArgument, NotFound
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

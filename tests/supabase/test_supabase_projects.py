@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from supabase_harness import Harness, covers
+from supabase_harness import Harness
 from supabase_world import OTHER_REF, REF
 
 from mcpist.errors import InvalidArgument, PermissionDenied
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from supabase_harness import Harness, covers
+from supabase_harness import Harness
 from supabase_world import REF
 
 from mcpist.errors import InvalidArgument
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 
 import pytest
-from supabase_harness import Harness, covers
+from supabase_harness import Harness
 from supabase_storage_fake import storage_root
 from supabase_world import OTHER_REF, REF, TOKEN
 
 from mcpist.errors import Conflict, InvalidArgument, PermissionDenied
+from mcpist.testing import covers
 
 pytestmark = pytest.mark.anyio
 

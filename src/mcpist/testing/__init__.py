@@ -4,6 +4,14 @@ against the vendors' descriptions, MCPist running in process and an MCP client f
 from typing import TYPE_CHECKING
 
 from mcpist.testing.context import FakeCredentials, RecordedSleep, call_tool, tool_context
+from mcpist.testing.contract import (
+    assert_covered,
+    covered_in,
+    covers,
+    definition_size,
+    kind_of,
+    schema_problems,
+)
 from mcpist.testing.upstream import FakeUpstream, RecordedRequest, Violation
 
 if TYPE_CHECKING:
@@ -15,9 +23,15 @@ __all__ = [
     "RecordedRequest",
     "RecordedSleep",
     "Violation",
+    "assert_covered",
     "call_tool",
+    "covered_in",
+    "covers",
+    "definition_size",
     "in_process_client",
+    "kind_of",
     "running",
+    "schema_problems",
     "tool_context",
 ]
 
