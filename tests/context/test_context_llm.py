@@ -84,7 +84,8 @@ async def test_the_llm_classifier_uses_the_endpoint_and_seed_004s_prompt(make_ct
     result = await call(ctx, "add_turn", session_id=sid, message="モデルはオープンソースに限定して。")
     assert result["classified_by"] == "llm:endpoint" and "classifier_fallback" not in result
     assert result["classification"] == json.loads(LABEL)
-    assert result["stored_as"] == ["evolving"]
+    # the labels are the LLM's, but the first substantive message still becomes the mission
+    assert result["stored_as"] == ["core"]
     (request,) = fake.requests
     assert '"""\nモデルはオープンソースに限定して。\n"""' in request["messages"][0]["content"]
 
@@ -100,17 +101,18 @@ async def test_the_llm_classifier_uses_the_endpoint_and_seed_004s_prompt(make_ct
         (httpx.ReadTimeout("slow"), "DEADLINE_EXCEEDED"),
     ],
 )
-async def test_the_llm_classifier_falls_back_to_the_rules(
+async def test_the_llm_classifier_falls_back_to_the_model(
     make_ctx: Any, call: Any, caplog: pytest.LogCaptureFixture, answer: Any, why: str
 ) -> None:
     ctx = make_ctx(settings=ContextSettings(classifier="llm", endpoint=ENDPOINT), handler=FakeEndpoint(classify=answer))
     sid = (await call(ctx, "start_session"))["session_id"]
     with caplog.at_level(logging.WARNING):
         result = await call(ctx, "add_turn", session_id=sid, message="The budget is under $3k.")
-    assert result["classified_by"] == "rules" and result["classifier_fallback"].startswith(why)
-    assert result["classification"]["intent"] == ["CONSTRAINT_ADDITION"]
+    assert result["classified_by"] == "model" and result["classifier_fallback"].startswith(why)
+    # the model and the dialog's structure: the first substantive message states the goal
+    assert result["classification"]["intent"] == ["PROBLEM_DEFINITION"]
     assert KEY not in json.dumps(result) and KEY not in caplog.text
-    assert "using the rules" in caplog.text
+    assert "using the model" in caplog.text
 
 
 async def test_sampling_is_preferred_and_json_in_fences_is_accepted(make_ctx: Any, call: Any) -> None:
@@ -131,7 +133,7 @@ async def test_respond_runs_the_whole_turn_through_the_endpoint(make_ctx: Any, c
     await call(ctx, "add_turn", session_id=sid, message="I want to summarise meeting notes automatically.")
     result = await call(ctx, "respond", session_id=sid, message="It must run on a CPU only.")
     assert result["response"] == "Use Whisper, then summarise with an open model."
-    assert result["responded_by"] == "endpoint" and result["classified_by"] == "rules"
+    assert result["responded_by"] == "endpoint" and result["classified_by"] == "model"
     (request,) = fake.requests
     assert request["messages"][0]["content"] == result["prompt"]
     assert "- It must run on a CPU only." in result["prompt"]
@@ -196,3 +198,15 @@ def test_the_api_key_stays_out_of_settings_reprs() -> None:
     settings = ContextSettings(endpoint=ENDPOINT)
     assert KEY not in repr(settings) and KEY not in str(settings.model_dump())
     assert KEY not in settings.model_dump_json()
+
+
+async def test_items_stored_on_the_llms_labels_say_so(make_ctx: Any, call: Any) -> None:
+    ctx = make_ctx(settings=ContextSettings(classifier="llm", endpoint=ENDPOINT), handler=FakeEndpoint())
+    sid = (await call(ctx, "start_session"))["session_id"]
+    await call(ctx, "add_turn", session_id=sid, message="議事録を自動で要約したい。")
+    result = await call(ctx, "add_turn", session_id=sid, message="モデルはオープンソースに限定して。")
+    assert result["stored_as"] == ["evolving"] and result["classified_by"] == "llm:endpoint"
+    view = await call(ctx, "get_context", session_id=sid)
+    assert "最初の実質的なメッセージ" in view["core"][0]["reason"]
+    (item,) = view["evolving"]
+    assert item["label"] == "CONSTRAINT_ADDITION" and item["reason"].startswith("llm:endpointの判定: 『オープンソース")

@@ -18,6 +18,7 @@ def test_the_module_declares_its_tools_and_schemas() -> None:
     assert context.__all__ == ["ContextSettings", "ContextState", "EndpointSettings", "module"]
     assert module.name == "context" and len(module.summary) <= 60
     assert module.migrations is not None and (module.migrations / "context_0001_sessions.py").is_file()
+    assert (module.migrations / "context_0002_explained_items.py").is_file()
     registry = Registry([module])
     tools = {t.spec.name: t.definition() for t in registry.tools("context")}
     assert sorted(tools) == sorted(
@@ -30,11 +31,18 @@ def test_the_module_declares_its_tools_and_schemas() -> None:
             "get_prompt",
             "list_sessions",
             "end_session",
+            "drop_item",
+            "pin_item",
         ]
     )
     read_only = {name for name, d in tools.items() if d["annotations"]["readOnlyHint"]}
     assert read_only == {"get_context", "get_prompt", "list_sessions"}
     assert tools["end_session"]["annotations"]["destructiveHint"] is True
+    for name in ("drop_item", "pin_item"):
+        # reversible writes: a dropped item stays listed and pin_item restores it
+        annotations = tools[name]["annotations"]
+        assert not annotations["destructiveHint"] and annotations["idempotentHint"]
+        assert tools[name]["inputSchema"]["properties"]["item_id"]["pattern"] == "^[0-9a-f]{32}$"
     add_turn = tools["add_turn"]
     assert add_turn["inputSchema"]["required"] == ["session_id", "message"]
     assert add_turn["inputSchema"]["properties"]["message"]["description"]

@@ -27,10 +27,15 @@ class Item:
     created_at: datetime
     parent_id: str | None = None
     superseded_by: str | None = None
+    label: str = ""
+    reason: str = ""
+    pinned: bool = False
+    dropped: bool = False
+    replaced_reason: str | None = None
 
     @property
     def active(self) -> bool:
-        return self.superseded_by is None
+        return self.superseded_by is None and not self.dropped
 
 
 @dataclass
@@ -68,7 +73,11 @@ class Store:
         return [item for item in self.items if item.tier == tier and item.active]
 
     def superseded(self) -> list[Item]:
+        """Items out of the prompt: replaced by a later one, or dropped by the user."""
         return [item for item in self.items if not item.active]
+
+    def goals(self) -> list[Item]:
+        return [item for item in self.active("core") if item.kind == "problem"]
 
     def by_id(self, item_id: str) -> Item | None:
         return next((item for item in self.items if item.id == item_id), None)

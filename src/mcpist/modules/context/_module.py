@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio.to_thread
+
 from mcpist.modules import Module, ModuleResources, ToolContext
 
+from ._encoder import Encoder, shared_encoder
+from ._intent import Weights, shipped
 from ._settings import ContextSettings
 from ._text import Tokenizer
 
@@ -16,13 +20,14 @@ DOCS = """\
 Keeps a long conversation on its goal and constraints (CC-MCP, seed 004).
 
 1. `start_session` -> session_id.
-2. Each user message: `add_turn(session_id, message)`. It labels the intent, keeps problem
-   definitions (core), constraints and refinements (evolving; a changed constraint replaces the
+2. Each user message: `add_turn(session_id, message)`. It labels the intent, keeps the goal
+   (core), constraints and refinements (evolving; a new value for the same attribute replaces the
    old one) and the last exchanges, and returns `prompt`: send that to your LLM instead of the
    bare message.
 3. Your LLM's answer: `record_response(session_id, text)`, so the next prompt shows it.
    Or, when the server has an LLM configured, `respond(session_id, message)` does 2 and 3 at once.
-4. `get_context`, `get_prompt`, `list_sessions`, `end_session`. Sessions expire when idle.
+4. `get_context` shows each item with its label and the reason it is stored (or what replaced it);
+   `drop_item` / `pin_item` correct it. `get_prompt`, `list_sessions`, `end_session`. Sessions expire when idle.
 The prompt is also an MCP prompt: `context_session` (argument session_id).
 """
 
@@ -33,9 +38,11 @@ def _utcnow() -> datetime:
 
 @dataclass(frozen=True)
 class ContextState:
-    """What the lifespan yields (`ctx.state`): the tokenizer and the clock."""
+    """What the lifespan yields (`ctx.state`): the tokenizer, the sentence encoder, the model weights, the clock."""
 
     tokenizer: Tokenizer
+    encoder: Encoder
+    weights: Weights
     clock: Callable[[], datetime] = field(default=_utcnow)
 
 
@@ -44,7 +51,8 @@ module = Module(
     summary="Conversation sessions that keep goal and constraints",
     description=(
         "Conversation sessions for long chats: intent labels, TF-IDF keywords, a core/evolving/turn "
-        "context store where newer constraints replace older ones, and a synthesised prompt per turn."
+        "context store where a new value for the same attribute replaces the old one, and a synthesised "
+        "prompt per turn."
     ),
     settings=ContextSettings,
     migrations=Path(__file__).parent / "migrations",
@@ -54,8 +62,10 @@ module = Module(
 
 @module.startup
 async def _lifespan(resources: ModuleResources) -> AsyncIterator[ContextState]:
-    # SudachiDict ships inside a package: loading reads local files only, never the network
-    yield ContextState(tokenizer=Tokenizer.load())
+    # SudachiDict and the encoder ship inside packages: loading reads local files only, never the network;
+    # the encoder takes about two seconds, off the event loop
+    encoder = await anyio.to_thread.run_sync(shared_encoder)
+    yield ContextState(tokenizer=Tokenizer.load(), encoder=encoder, weights=shipped())
 
 
 Ctx = ToolContext[ContextSettings, ContextState]

@@ -1,8 +1,14 @@
 """One turn's update of the context store (seed 004 §5.2 "更新と抽出"), computed before anything is written.
 
-Planning is pure: it takes the store as read, the classification and the corpus statistics, and
-returns every row to insert, update or delete. `respond` can then call the LLM between planning
-and writing, so a failed call leaves nothing half-stored.
+Planning is pure: it takes the store as read, the reading of the message (sentences, vectors,
+model scores), the corpus statistics, and returns every row to insert or update plus the
+message's classification. `respond` can then call the LLM between planning and writing, so a
+failed call leaves nothing half-stored.
+
+Replacement is by attribute: a new statement replaces the stored constraint that sets the same
+attribute (the same-attribute model over meaning, value types and revision cues), never one that
+merely shares a word. A refinement that replaces nothing attaches to what it narrows; when that
+is the goal, it joins the mission.
 """
 
 from __future__ import annotations
@@ -12,14 +18,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from . import _rules, _supersede, _tfidf
-from ._model import Exchange, Item, Kind, Store
+from . import _explain as why
+from . import _features as f
+from . import _tfidf
+from ._intent import Label, Side, Vector, Weights
+from ._model import Exchange, Item, Kind, Store, Tier
+from ._reading import Reading, Role, Sentence, external_roles, roles
 from ._rules import Classification
-from ._text import Language, split_sentences
+from ._text import detect_language
 
-_IMPORTANT: set[_rules.Label] = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
-_EVOLVING: set[_rules.Label] = {"CONSTRAINT_ADDITION", "REFINEMENT"}
+REPLACE = 0.5  # same-attribute probability from which a new statement replaces a stored one
+REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
+ATTACH = 0.2  # below this similarity a refinement attaches to the goal
 TITLE_CHARS = 80
+_IMPORTANT = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
 
 TermsOf = Callable[[str], list[str]]
 
@@ -29,6 +41,7 @@ class TurnPlan:
     store: Store  # the store after this turn, for synthesis
     expected_turns: int
     exchange: Exchange
+    classification: Classification
     new_items: list[Item]
     changes: dict[str, dict[str, str | None]]
     dropped: list[str]
@@ -39,48 +52,125 @@ class TurnPlan:
     stored_as: list[str] = field(default_factory=list)
 
 
+def texts_to_embed(store: Store) -> list[str]:
+    """The stored texts whose vectors `plan_turn` needs (besides the message's own)."""
+    out: list[str] = []
+    for item in store.items:
+        if item.active:
+            out += [item.text, f.attribute_text(item.text, detect_language(item.text))]
+    return out
+
+
 def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-def _content_sentences(message: str, language: Language, terms_of: TermsOf) -> list[str]:
-    """The message's sentences that say something ("いいね。", "Thanks." do not)."""
-    sentences = [
-        s
-        for s in split_sentences(message)
-        if terms_of(s) or _supersede.slots_of(s) or set(_rules.classify(s, language).intent) & _EVOLVING
-    ]
-    return sentences or [message.strip()]
+@dataclass
+class _Turn:
+    """The working state of one planned turn."""
 
+    store: Store
+    items: list[Item]
+    plan: TurnPlan
+    reading: Reading
+    vectors: Mapping[str, Vector]
+    weights: Weights
+    terms_of: TermsOf
+    keywords_of: Callable[[list[str]], list[tuple[str, float]]]
+    now: datetime
 
-def _route(
-    message: str, labels: set[_rules.Label], language: Language, terms_of: TermsOf
-) -> tuple[str | None, list[str]]:
-    """What goes to the core tier and which statements go to the evolving tier."""
-    problem = "PROBLEM_DEFINITION" in labels
-    evolving = bool(labels & _EVOLVING)
-    if not evolving:
-        return (message.strip() if problem else None), []
-    sentences = _content_sentences(message, language, terms_of)
-    verdicts: list[tuple[str, set[_rules.Label]]] = [(s, set(_rules.classify(s, language).intent)) for s in sentences]
-    conditions = [s for s, v in verdicts if v & _EVOLVING or _supersede.slots_of(s)]
-    if problem:
-        goals = [s for s, v in verdicts if "PROBLEM_DEFINITION" in v and not v & _EVOLVING]
-        if goals and conditions and len(sentences) > 1:
-            return " ".join(goals), conditions
-        return message.strip(), [message.strip()]
-    if len(sentences) > 1 and len(conditions) == len(sentences):
-        return None, conditions
-    return None, [" ".join(sentences)]
+    def make(self, tier: Tier, kind: Kind, text: str, label: Label, reason: str) -> Item:
+        terms = self.terms_of(text)
+        item = Item(
+            id=_new_id(),
+            tier=tier,
+            kind=kind,
+            text=text,
+            keywords=[k for k, _ in self.keywords_of(terms)],
+            terms=sorted(set(terms)),
+            slots=sorted({v.kind for v in f.values_of(text)}),
+            turn=self.plan.exchange.turn,
+            created_at=self.now,
+            label=label,
+            reason=reason,
+        )
+        self.plan.new_items.append(item)
+        self.items.append(item)
+        self.plan.stored_as.append(tier)
+        return item
+
+    def change(self, item: Item, **values: str | None) -> None:
+        for key, value in values.items():
+            setattr(item, key, value)
+        if not any(item is new for new in self.plan.new_items):
+            self.plan.changes.setdefault(item.id, {}).update(values)
+
+    def side(self, item: Item) -> Side:
+        language = detect_language(item.text)
+        return Side(
+            text=item.text,
+            vector=self.vectors[item.text],
+            attribute=self.vectors[f.attribute_text(item.text, language)],
+            values=f.values_of(item.text),
+            terms=frozenset(item.terms),
+            topic=f.topic_of(item.text, language),
+        )
+
+    def replacement(self, s: Sentence) -> tuple[Item, float] | None:
+        """The stored item the sentence sets anew, if any."""
+        text = f.normalize(s.text)
+        if (self.reading.narrowing and not self.reading.revision) or f.ADDS.search(text):
+            return None  # "more specifically ...", "add Osaka as well": detail or addition, no replacement
+        revises = bool(self.reading.revision or self.reading.accepted) or s.top == "REFINEMENT"
+        # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
+        # when no stored item says it, the revision is about something never stored
+        turn = self.plan.exchange.turn
+        candidates = [
+            old for old in self.items if old.active and not old.pinned and old.kind != "problem" and old.turn != turn
+        ]
+        named = f.named_replacements(s.text, self.reading.language)
+        if named:
+            mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
+            candidates, revises = (mentioned, True) if mentioned else (candidates, False)
+        bar = REPLACE_REVISED if revises else REPLACE
+        topic = f.topic_of(s.text, self.reading.language)
+        new = Side(s.text, s.vector, s.attribute, s.values, frozenset(self.terms_of(s.text)), topic)
+        best: tuple[Item, float] | None = None
+        for old in candidates:
+            p = self.weights.same_attribute(new, self.side(old))
+            if p >= bar and (best is None or p >= best[1]):
+                best = (old, p)
+        return best
+
+    def parent_of(self, s: Sentence, narrowing: bool) -> Item | None:
+        """What a refinement refines: the most similar item; the goal when nothing is close.
+
+        A revision that found nothing to replace stays among the constraints; only a narrowing
+        attaches to the goal and so updates the mission.
+        """
+        turn = self.plan.exchange.turn
+        scored = [
+            (float(s.vector @ self.vectors[item.text]), i, item)
+            for i, item in enumerate(self.items)
+            if item.active and item.turn != turn and (narrowing or item.tier == "evolving")
+        ]
+        goals = [item for item in self.items if item.active and item.kind == "problem"]
+        fallback = goals[-1] if goals and narrowing else None
+        if not scored:
+            return fallback
+        similarity, _, best = max(scored, key=lambda t: (t[0], t[1]))
+        return best if similarity >= ATTACH else fallback
 
 
 def plan_turn(
     store: Store,
     *,
-    message: str,
-    language: Language,
-    classification: Classification,
+    reading: Reading,
+    external: Classification | None,
+    external_by: str = "llm",
     terms_of: TermsOf,
+    vectors: Mapping[str, Vector],
+    weights: Weights,
     df: Mapping[str, int],
     n_docs: int,
     max_keywords: int,
@@ -88,123 +178,154 @@ def plan_turn(
     turn_window: int,
     now: datetime,
 ) -> TurnPlan:
-    """Plan one user turn. `df` and `n_docs` are the user's corpus statistics before this message."""
-    labels = set(classification.intent)
-    turn = store.session.turns + 1
-    message_terms = terms_of(message)
+    """Plan one user turn. `df` and `n_docs` are the user's corpus statistics before this message.
+
+    `external` is a classification from the LLM or the cue rules; without it the model and the
+    dialog's structure label the message.
+    """
+    language = reading.language
+    turn_no = store.session.turns + 1
+    message_terms = terms_of(reading.message)
     distinct = sorted(set(message_terms))
     df_now = {term: df.get(term, 0) + 1 for term in distinct}
-    docs_now = n_docs + 1
 
     def keywords_of(terms: list[str]) -> list[tuple[str, float]]:
-        return _tfidf.keywords(terms, df_now, docs_now, max_keywords)
+        return _tfidf.keywords(terms, df_now, n_docs + 1, max_keywords)
 
-    important = bool(labels & _IMPORTANT)
-    message_keywords = keywords_of(message_terms) if important else []
     items = [replace(item) for item in store.items]
     after = Store(replace(store.session), items, [replace(e) for e in store.exchanges])
+    exchange = Exchange(turn_no, reading.message, language, [], "", [], now)
     plan = TurnPlan(
         store=after,
         expected_turns=store.session.turns,
-        exchange=Exchange(
-            turn=turn,
-            message=message,
-            language=language,
-            intent=list(classification.intent),
-            reason=classification.reason,
-            keywords=[k for k, _ in message_keywords],
-            created_at=now,
-        ),
+        exchange=exchange,
+        classification=Classification(intent=["UNCLEAR"], reason="-"),
         new_items=[],
         changes={},
         dropped=[],
-        prune_through=turn - turn_window,
+        prune_through=turn_no - turn_window,
         term_docs=distinct,
-        keywords=message_keywords,
+        keywords=[],
     )
+    t = _Turn(after, items, plan, reading, vectors, weights, terms_of, keywords_of, now)
+    has_goal = bool(store.goals())
+    given = list(external.intent) if external else None
+    sentence_roles = external_roles(reading, given, has_goal) if given else roles(reading, has_goal)
+    by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
+    for s, role in zip(reading.sentences, sentence_roles, strict=True):
+        by_role[role].append(s)
+    reasons: list[str] = []
 
-    core_text, statements = _route(message, labels, language, terms_of) if important else (None, [])
+    goal = by_role["goal"]
+    if goal:
+        probs = goal[0].probs
+        reason = why.first_goal(language, probs) if not has_goal else why.new_goal(language, probs)
+        if external is not None and has_goal:
+            reason = why.external(language, external_by, external.reason)
+        t.make("core", "problem", " ".join(s.text for s in goal), "PROBLEM_DEFINITION", reason)
+        reasons.append(reason)
+        _prune_core(t, core_max_items)
+        for s in goal:
+            if any(v.kind != "date" for v in s.values):
+                # the goal is never rewritten, so a condition inside it is also kept where a later
+                # value can replace it (the prompt then says the newer constraint wins)
+                t.make("evolving", "constraint", s.text, "CONSTRAINT_ADDITION", why.goal_condition(language))
 
-    def make(tier: str, kind: Kind, text: str) -> Item:
-        terms = terms_of(text)
-        item = Item(
-            id=_new_id(),
-            tier="core" if tier == "core" else "evolving",
-            kind=kind,
-            text=text,
-            keywords=[k for k, _ in keywords_of(terms)],
-            terms=sorted(set(terms)),
-            slots=sorted(_supersede.slots_of(text)),
-            turn=turn,
-            created_at=now,
-        )
-        plan.new_items.append(item)
-        return item
-
-    def change(item: Item, **values: str | None) -> None:
-        for key, value in values.items():
-            setattr(item, key, value)
-        if not any(item is new for new in plan.new_items):
-            plan.changes.setdefault(item.id, {}).update(values)
-
-    if core_text is not None:
-        make("core", "problem", core_text)
-        plan.stored_as.append("core")
-        core = [item for item in items + plan.new_items if item.tier == "core" and item.active]
-        original = min(core, key=lambda item: (item.turn, item.created_at))
-        while len(core) > core_max_items:
-            oldest = next(item for item in core if item is not original)
-            core.remove(oldest)
-            plan.dropped.append(oldest.id)
-        items[:] = [item for item in items if item.id not in plan.dropped]
-
-    refinement = bool(classification.intent) and (
-        classification.intent[0] == "REFINEMENT" or ("REFINEMENT" in labels and "CONSTRAINT_ADDITION" not in labels)
-    )
-    replaced = {t for phrase in _supersede.replaced_phrases(message, language) for t in terms_of(phrase)}
-    for text in statements:
-        existing = [item for item in items if item.active]
-        item = make("evolving", "refinement" if refinement else "constraint", text)
-        plan.stored_as.append("evolving")
-        statement = _supersede.Statement(
-            slots=frozenset(item.slots),
-            terms=frozenset(item.terms),
-            replaced_terms=frozenset(replaced),
-            refinement="REFINEMENT" in labels,
-            additive=_supersede.is_additive(text),
-        )
-        candidates = [
-            _supersede.Candidate(old.id, old.kind, frozenset(old.slots), frozenset(old.terms))
-            for old in existing
-            if old.tier == "evolving" and old.turn != turn
-        ]
-        gone = _supersede.superseded(statement, candidates)
-        for old_id in gone:
-            old = next(i for i in existing if i.id == old_id)
-            if item.parent_id is None and old.parent_id is not None:
-                item.parent_id = old.parent_id
-            change(old, superseded_by=item.id)
+    refined_any = False
+    for s in by_role["statement"]:
+        cue = reading.revision or reading.narrowing
+        if given:
+            refinement = given[0] == "REFINEMENT" or ("REFINEMENT" in given and "CONSTRAINT_ADDITION" not in given)
+        else:
+            # the model weighs the cue words; a replacement below makes it a refinement in any case
+            refinement = s.top == "REFINEMENT"
+        found = t.replacement(s)
+        if found is not None:
+            refinement = True
+        label: Label = "REFINEMENT" if refinement else "CONSTRAINT_ADDITION"
+        reason = why.refinement(language, cue, s.probs) if refinement else why.requirement(language, s.probs)
+        if external is not None:
+            reason = why.external(language, external_by, external.reason)
+        if reading.accepted:
+            reason = why.join(language, [why.accepted(language, reading.accepted), reason])[:-1]
+        if found is not None:
+            old, p = found
+            item = t.make(old.tier, "refinement", s.text, label, reason + " / " + why.replaces(language, old.text, p))
+            item.parent_id = old.parent_id
+            t.change(old, superseded_by=item.id, replaced_reason=why.replaced_by(language, s.text, p, reading.revision))
             plan.superseded_texts.append(old.text)
-            for child in existing:
+            for child in items:
                 if child.parent_id == old.id and child.active:
-                    change(child, parent_id=item.id)
-        if not gone and item.kind == "refinement":
-            everything = [
-                _supersede.Candidate(old.id, old.kind, frozenset(old.slots), frozenset(old.terms)) for old in existing
-            ]
-            item.parent_id = _supersede.refined(statement, everything)
-        items.append(item)
-    if core_text is not None:
-        items.extend(item for item in plan.new_items if item.tier == "core")
+                    t.change(child, parent_id=item.id)
+            reasons.append(why.replaces(language, old.text, p))
+        elif refinement:
+            narrowing = not reading.revision
+            parent = t.parent_of(s, narrowing)
+            tier: Tier = parent.tier if parent is not None else "core" if narrowing else "evolving"
+            item = t.make(tier, "refinement", s.text, label, reason)
+            if parent is not None:
+                item.parent_id = parent.id
+                item.reason += " / " + why.refines(language, parent.text)
+        else:
+            t.make("evolving", "constraint", s.text, label, reason)
+        refined_any = refined_any or refinement
+        reasons.append(reason)
 
+    if by_role["question"]:
+        reasons.append(why.question(language))
+    if not reasons:
+        reasons.append(why.filler(language))
+    if external is not None:
+        plan.classification = external
+    else:
+        plan.classification = Classification(
+            intent=_labels(by_role, refined_any, has_goal), reason=why.join(language, reasons)
+        )
+
+    labels = set(plan.classification.intent)
+    plan.keywords = keywords_of(message_terms) if labels & _IMPORTANT else []
+    exchange.intent = list(plan.classification.intent)
+    exchange.reason = plan.classification.reason
+    exchange.keywords = [k for k, _ in plan.keywords]
     after.items = sorted(items, key=lambda item: (item.turn, item.created_at, item.tier != "core"))
-    after.exchanges = [e for e in after.exchanges if e.turn > plan.prune_through] + [plan.exchange]
-    after.session.turns = turn
+    after.exchanges = [e for e in after.exchanges if e.turn > plan.prune_through] + [exchange]
+    after.session.turns = turn_no
     after.session.language = language
     after.session.updated_at = now
-    if after.session.title is None or (core_text is not None and not store.active("core")):
-        after.session.title = _title(core_text or message)
+    if after.session.title is None or (goal and not has_goal):
+        after.session.title = _title(" ".join(s.text for s in goal) if goal else reading.message)
     return plan
+
+
+def _labels(by_role: dict[Role, list[Sentence]], refined: bool, has_goal: bool) -> list[Label]:
+    goal, statements, questions = by_role["goal"], by_role["statement"], by_role["question"]
+    asks = bool(questions) or any(s.interrogative for s in goal)
+    out: list[Label] = []
+    if goal and (not has_goal or not statements):
+        out.append("PROBLEM_DEFINITION")
+    if statements:
+        out.append("REFINEMENT" if refined else "CONSTRAINT_ADDITION")
+    if goal and "PROBLEM_DEFINITION" not in out:
+        out.append("PROBLEM_DEFINITION")
+    if asks and len(out) < 2:
+        out.append("QUESTION")
+    return out[:2] or ["UNCLEAR"]
+
+
+def _prune_core(t: _Turn, limit: int) -> None:
+    """Keep at most `limit` goals: the first is never dropped; refinements of a dropped goal move to the first."""
+    goals = [item for item in t.items if item.tier == "core" and item.kind == "problem" and item.active]
+    original = min(goals, key=lambda item: (item.turn, item.created_at))
+    while len(goals) > limit:
+        oldest = next((item for item in goals if item is not original and not item.pinned), None)
+        if oldest is None:
+            break  # every other goal is pinned
+        goals.remove(oldest)
+        t.plan.dropped.append(oldest.id)
+        for child in t.items:
+            if child.parent_id == oldest.id and child.active:
+                t.change(child, parent_id=original.id)
+    t.items[:] = [item for item in t.items if item.id not in t.plan.dropped]
 
 
 def _title(text: str) -> str:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from ._model import Exchange, Item, SessionRow
 from ._rules import Classification
 
-ClassifiedBy = Literal["rules", "llm:sampling", "llm:endpoint"]
+ClassifiedBy = Literal["model", "rules", "llm:sampling", "llm:endpoint"]
 
 
 class StartSessionResult(BaseModel):
@@ -29,7 +29,8 @@ class TurnResult(BaseModel):
     classification: Classification = Field(description="seed 004 §4.2: intent (at most two labels) and reason")
     classified_by: ClassifiedBy
     classifier_fallback: str | None = Field(
-        default=None, description="why the LLM classifier was not used, when it was configured"
+        default=None,
+        description="why the LLM classifier was not used (the model labelled instead), when it was configured",
     )
     keywords: list[Keyword] = Field(description="only for problem definitions, constraints and refinements")
     stored_as: list[Literal["core", "evolving"]] = Field(description="the tiers the message was stored in")
@@ -52,21 +53,36 @@ class ContextItem(BaseModel):
     id: str
     kind: Literal["problem", "constraint", "refinement"]
     text: str
+    label: str
+    reason: str = Field(description="why it is stored")
     keywords: list[str]
     turn: int
-    refines: str | None = Field(default=None, description="id of the item this one refines")
+    status: Literal["active", "pinned", "replaced", "dropped"] = Field(
+        description="pinned: never replaced automatically; dropped: by drop_item"
+    )
+    refines: str | None = None
     superseded_by: str | None = None
+    replaced_by: str | None = Field(default=None, description="the text that replaced it")
+    replaced_reason: str | None = None
 
     @classmethod
-    def of(cls, item: Item) -> ContextItem:
+    def of(cls, item: Item, texts: dict[str, str] | None = None) -> ContextItem:
+        status: Literal["active", "pinned", "replaced", "dropped"] = (
+            "dropped" if item.dropped else "replaced" if item.superseded_by else "pinned" if item.pinned else "active"
+        )
         return cls(
             id=item.id,
             kind=item.kind,
             text=item.text,
+            label=item.label,
+            reason=item.reason,
             keywords=item.keywords,
             turn=item.turn,
+            status=status,
             refines=item.parent_id,
             superseded_by=item.superseded_by,
+            replaced_by=(texts or {}).get(item.superseded_by or ""),
+            replaced_reason=item.replaced_reason,
         )
 
 
@@ -115,7 +131,13 @@ class ContextView(BaseModel):
     core: list[ContextItem] = Field(description="long-term: problem definitions (the first is never dropped)")
     evolving: list[ContextItem] = Field(description="mid-term: active constraints and refinements")
     turns: list[TurnView] = Field(description="short-term: the last exchanges")
-    superseded: list[ContextItem] = Field(description="constraints replaced by later ones, oldest first")
+    superseded: list[ContextItem] = Field(description="items out of the prompt: replaced or dropped, oldest first")
+
+
+class ItemChange(BaseModel):
+    session_id: str
+    item: ContextItem
+    prompt: str = Field(description="the synthesised prompt after the change")
 
 
 class PromptView(BaseModel):

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+import anyio.to_thread
+
 from mcpist.modules import Conflict, InvalidArgument, MCPistError, Unavailable
 
-from . import _llm, _rules, _store
+from . import _llm, _reading, _rules, _store
 from ._model import SessionRow, Store
 from ._module import ContextState, Ctx
-from ._plan import TurnPlan, plan_turn
+from ._plan import TurnPlan, plan_turn, texts_to_embed
 from ._results import ClassifiedBy, Keyword, TurnResult
 from ._rules import Classification
 from ._settings import ContextSettings
@@ -22,7 +24,9 @@ _ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class Classified:
-    classification: Classification
+    """A classification given from outside the plan (LLM or cue rules); None leaves it to the model."""
+
+    classification: Classification | None
     by: ClassifiedBy
     fallback: str | None
 
@@ -45,8 +49,13 @@ def check_text(field: str, value: str, limit: int) -> str:
 
 
 async def classify(ctx: Ctx, message: str, language: Language) -> Classified:
-    """The rules by default; the LLM when configured, falling back to the rules on any failure."""
+    """The model labels in the plan by default; the cue rules or the LLM when configured.
+
+    A failed LLM call falls back to the model and says why.
+    """
     settings = ctx.settings
+    if settings.classifier == "model":
+        return Classified(None, "model", None)
     if settings.classifier == "rules":
         return Classified(_rules.classify(message, language), "rules", None)
     try:
@@ -62,8 +71,8 @@ async def classify(ctx: Ctx, message: str, language: Language) -> Classified:
         result = _llm.parse_classification(completion.text)
     except (MCPistError, ValueError) as exc:
         reason = f"{exc.code}: {exc.message}" if isinstance(exc, MCPistError) else f"invalid answer: {exc}"
-        ctx.logger.warning("context: LLM classification failed, using the rules (%s)", reason)
-        return Classified(_rules.classify(message, language), "rules", reason)
+        ctx.logger.warning("context: LLM classification failed, using the model (%s)", reason)
+        return Classified(None, "model", reason)
     return Classified(result, "llm:endpoint" if completion.backend == "endpoint" else "llm:sampling", None)
 
 
@@ -76,12 +85,18 @@ async def plan(ctx: Ctx, state: ContextState, session_id: str, message: str, cla
         store = await _store.load_store(conn, session)
         terms = state.tokenizer.terms(message, language)
         df, n_docs = await _store.corpus_stats(conn, ctx.caller.user_id, terms)
+    texts = _reading.texts_to_embed(message, language) + texts_to_embed(store)
+    # about 3 ms per new text (stored ones come from the encoder's cache); off the event loop
+    matrix = await anyio.to_thread.run_sync(state.encoder.encode, texts)
+    vectors = dict(zip(texts, matrix, strict=True))
     return plan_turn(
         store,
-        message=message,
-        language=language,
-        classification=classified.classification,
+        reading=_reading.read(message, language, vectors, state.weights),
+        external=classified.classification,
+        external_by=classified.by,
         terms_of=lambda text: state.tokenizer.terms(text, language),
+        vectors=vectors,
+        weights=state.weights,
         df=df,
         n_docs=n_docs,
         max_keywords=settings.max_keywords,
@@ -95,7 +110,7 @@ def result_of(session_id: str, p: TurnPlan, classified: Classified) -> TurnResul
     return TurnResult(
         session_id=session_id,
         turn=p.exchange.turn,
-        classification=classified.classification,
+        classification=p.classification,
         classified_by=classified.by,
         classifier_fallback=classified.fallback,
         keywords=[Keyword(term=term, score=score) for term, score in p.keywords],

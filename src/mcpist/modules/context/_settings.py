@@ -36,12 +36,15 @@ class ContextSettings(BaseModel):
     listed_prompts: Annotated[
         int, Field(ge=0, le=100, description="sessions offered as argument-less MCP prompts, newest first")
     ] = 20
-    classifier: Literal["rules", "llm"] = "rules"
+    classifier: Literal["model", "rules", "llm"] = Field(
+        default="model",
+        description="model: the shipped embedding model plus the dialog's structure; rules: the old cue rules; llm",
+    )
     responder: Literal["off", "llm"] = "off"
     llm_backend: Literal["auto", "sampling", "endpoint"] = Field(
         default="auto", description="auto: the client's LLM through MCP sampling when offered, else the endpoint"
     )
-    classifier_timeout: Annotated[float, Field(gt=0, le=600, description="seconds; then the rules classify")] = 15.0
+    classifier_timeout: Annotated[float, Field(gt=0, le=600, description="seconds; then the model classifies")] = 15.0
     responder_timeout: Annotated[float, Field(gt=0, le=3600, description="seconds for `respond`'s LLM call")] = 120.0
     responder_temperature: Annotated[float, Field(ge=0, le=2)] = 0.7
     responder_max_tokens: Annotated[int, Field(ge=1, le=100_000)] = 2048

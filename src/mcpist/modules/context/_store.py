@@ -117,6 +117,11 @@ async def load_store(conn: AsyncConnection, session: SessionRow) -> Store:
             created_at=r.created_at,
             parent_id=r.parent_id,
             superseded_by=r.superseded_by,
+            label=r.label,
+            reason=r.reason,
+            pinned=bool(r.pinned),
+            dropped=bool(r.dropped),
+            replaced_reason=r.replaced_reason,
         )
         for r in item_rows
     ]
@@ -205,6 +210,11 @@ async def apply_turn(conn: AsyncConnection, plan: TurnPlan, response: str | None
                     "parent_id": i.parent_id,
                     "superseded_by": i.superseded_by,
                     "created_at": i.created_at,
+                    "label": i.label,
+                    "reason": i.reason,
+                    "pinned": i.pinned,
+                    "dropped": i.dropped,
+                    "replaced_reason": i.replaced_reason,
                 }
                 for i in plan.new_items
             ],
@@ -254,3 +264,11 @@ async def record_response(conn: AsyncConnection, session: SessionRow, text: str,
     )
     await conn.execute(sa.update(t.sessions).where(t.sessions.c.id == session.id).values(updated_at=now))
     return int(row.turn), row.response is not None
+
+
+async def update_item(conn: AsyncConnection, session: SessionRow, item_id: str, now: datetime, **values: Any) -> None:
+    """Change one item of the session (pin, drop, restore) and mark the session used."""
+    await conn.execute(
+        sa.update(t.items).where(t.items.c.session_id == session.id, t.items.c.id == item_id).values(**values)
+    )
+    await conn.execute(sa.update(t.sessions).where(t.sessions.c.id == session.id).values(updated_at=now))

@@ -69,11 +69,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _constraint_lines(store: Store) -> list[str]:
-    evolving = store.active("evolving")
-    ids = {item.id for item in evolving}
+def _tree(items: list[Item]) -> list[str]:
+    """One line per item, a refinement indented under the item it refines."""
+    ids = {item.id for item in items}
     children: dict[str, list[Item]] = {}
-    for item in evolving:
+    for item in items:
         if item.parent_id in ids:
             children.setdefault(item.parent_id or "", []).append(item)
     lines: list[str] = []
@@ -83,7 +83,7 @@ def _constraint_lines(store: Store) -> list[str]:
         for child in children.get(item.id, []):
             walk(child, depth + 1)
 
-    for item in evolving:
+    for item in items:
         if item.parent_id not in ids:
             walk(item, 0)
     return lines
@@ -92,7 +92,9 @@ def _constraint_lines(store: Store) -> list[str]:
 def _stale_core(store: Store) -> bool:
     """Whether a goal statement also carried a constraint that has since been replaced."""
     core_turns = {item.turn for item in store.active("core")}
-    return any(item.tier == "evolving" and item.turn in core_turns for item in store.superseded())
+    return any(
+        item.tier == "evolving" and item.turn in core_turns and item.superseded_by is not None for item in store.items
+    )
 
 
 def synthesize(store: Store, language: Language) -> str:
@@ -102,14 +104,14 @@ def synthesize(store: Store, language: Language) -> str:
     recent = store.exchanges[:-1]
     core = store.active("core")
     out = [t.mission, t.mission_intro]
-    out += [f"- {_one_line(item.text)}" for item in core] or [t.no_goal]
+    out += _tree(core) or [t.no_goal]
     words = list(dict.fromkeys(word for item in core for word in item.keywords))
     if words:
         out.append(f"{t.keywords}: {', '.join(words)}")
     if _stale_core(store):
         out.append(t.conflict_note)
     out += ["", t.constraints, t.constraints_intro]
-    out += _constraint_lines(store) or [f"- {t.none}"]
+    out += _tree(store.active("evolving")) or [f"- {t.none}"]
     out += ["", t.recent]
     for exchange in recent:
         out.append(f"{t.user}: {exchange.message.strip()}")

@@ -1,4 +1,4 @@
-"""The module's tables (created by migrations/context_0001_sessions.py; keep the two in step)."""
+"""The module's tables (created by migrations/context_0001_sessions.py and context_0002; keep them in step)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,11 @@ items = sa.Table(
     sa.Column("parent_id", sa.String(32), nullable=True),
     sa.Column("superseded_by", sa.String(32), nullable=True),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("label", sa.String(32), nullable=False, server_default=""),
+    sa.Column("reason", sa.Text, nullable=False, server_default=""),
+    sa.Column("pinned", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("dropped", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("replaced_reason", sa.Text, nullable=True),
 )
 
 turns = sa.Table(

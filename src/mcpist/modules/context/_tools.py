@@ -6,12 +6,15 @@ from typing import Annotated
 
 from pydantic import Field
 
+from mcpist.modules import NotFound
+
 from . import _service, _store
 from ._module import Ctx, module
 from ._results import (
     ContextItem,
     ContextView,
     EndSessionResult,
+    ItemChange,
     PromptView,
     RecordResponseResult,
     RespondResult,
@@ -24,6 +27,7 @@ from ._results import (
 
 SessionId = Annotated[str, Field(description="from start_session", min_length=1, max_length=64)]
 Message = Annotated[str, Field(description="the user's message, exactly as they wrote it")]
+ItemId = Annotated[str, Field(description="an item id from get_context", pattern=r"^[0-9a-f]{32}$")]
 MAX_LISTED = 200
 
 
@@ -78,15 +82,60 @@ async def respond(ctx: Ctx, session_id: SessionId, message: Message) -> RespondR
 
 @module.tool(read_only=True)
 async def get_context(ctx: Ctx, session_id: SessionId) -> ContextView:
-    """The session's context store: core (goals), evolving (constraints), recent turns, superseded constraints."""
+    """The session's context store, each item with its label and why it is stored; correct it with drop_item/pin_item.
+
+    core: the goal and what narrows it; evolving: constraints; turns: recent exchanges; superseded:
+    items replaced (with what replaced them and why) or dropped.
+    """
     store = await _service.load(ctx, session_id)
+    texts = {item.id: item.text for item in store.items}
     return ContextView(
         session=SessionSummary.of(store.session, _service.expires_at(ctx.settings, store.session)),
         core=[ContextItem.of(item) for item in store.active("core")],
         evolving=[ContextItem.of(item) for item in store.active("evolving")],
         turns=[TurnView.of(exchange) for exchange in store.exchanges],
-        superseded=[ContextItem.of(item) for item in store.superseded()],
+        superseded=[ContextItem.of(item, texts) for item in store.superseded()],
     )
+
+
+async def _change_item(ctx: Ctx, session_id: str, item_id: str, **values: bool | str | None) -> ItemChange:
+    """Raises: NotFound (the session, or the item in it)."""
+    now = ctx.state.clock()
+    async with ctx.engine.begin() as conn:
+        session = await _store.get_session(conn, ctx.caller.user_id, session_id, _service.cutoff(ctx.settings, now))
+        store = await _store.load_store(conn, session)
+        item = store.by_id(item_id)
+        if item is None:
+            raise NotFound(f"item_id {item_id!r}: no such item in this session (see get_context)", {"field": "item_id"})
+        await _store.update_item(conn, session, item_id, now, **values)
+    for key, value in values.items():
+        setattr(item, key, value)
+    return ItemChange(session_id=session_id, item=ContextItem.of(item), prompt=_service.prompt_of(store))
+
+
+@module.tool(idempotent=True)
+async def drop_item(ctx: Ctx, session_id: SessionId, item_id: ItemId) -> ItemChange:
+    """Drop a stored goal, constraint or refinement that is wrong or no longer holds: it leaves the prompt.
+
+    get_context lists it under `superseded` with status "dropped"; pin_item restores it. Returns the new prompt.
+    """
+    return await _change_item(ctx, session_id, item_id, dropped=True, pinned=False)
+
+
+@module.tool(idempotent=True)
+async def pin_item(
+    ctx: Ctx,
+    session_id: SessionId,
+    item_id: ItemId,
+    pinned: Annotated[bool, Field(description="false unpins")] = True,
+) -> ItemChange:
+    """Pin an item so no later message replaces it (and the goal is never pruned), or unpin it.
+
+    Pinning a dropped or superseded item restores it to the prompt. Returns the new prompt.
+    """
+    if not pinned:
+        return await _change_item(ctx, session_id, item_id, pinned=False)
+    return await _change_item(ctx, session_id, item_id, pinned=True, dropped=False, superseded_by=None)
 
 
 @module.tool(read_only=True)

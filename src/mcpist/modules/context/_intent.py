@@ -1,0 +1,157 @@
+"""The two learned models, as weights shipped in `data/weights.npz` (trained by `_train.py`).
+
+- Intent: multinomial logistic regression over [sentence embedding, cheap features] → the five
+  labels of seed 004 §4.2.
+- Same attribute: logistic regression over features of a (stored item, new statement) pair →
+  the probability that both set the same attribute (deadline, budget, head count, tool ...).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _features as f
+
+Label = Literal["PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT", "QUESTION", "UNCLEAR"]
+LABELS: tuple[Label, ...] = ("PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT", "QUESTION", "UNCLEAR")
+WEIGHTS = Path(__file__).parent / "data" / "weights.npz"
+
+Vector = NDArray[np.float32]
+
+PAIR_FEATURES: tuple[str, ...] = (
+    "cos_sentence",
+    "cos_attribute",
+    "shared_kind",
+    "shared_unit",
+    "kind_mismatch",
+    "new_without_value",
+    "old_without_value",
+    "revision",
+    "change",
+    "additive",
+    "narrowing",
+    "shared_terms",
+    "shared_topic",
+    "cos_attribute_x_revision",
+    "shared_kind_x_revision",
+    "shared_unit_x_revision",
+    "valueless_without_cue",
+)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One statement as the same-attribute model sees it."""
+
+    text: str
+    vector: Vector  # the sentence
+    attribute: Vector  # the sentence with its values and revision words masked
+    values: tuple[f.Value, ...]
+    terms: frozenset[str]
+    topic: str | None
+
+
+@dataclass(frozen=True)
+class Weights:
+    intent_w: NDArray[np.float64]  # (labels, embedding + features)
+    intent_b: NDArray[np.float64]
+    pair_w: NDArray[np.float64]
+    pair_b: float
+
+    def intent(self, vector: Vector, features: Vector) -> dict[Label, float]:
+        """Label probabilities of one sentence or message."""
+        x = np.concatenate([vector.astype(np.float64), features.astype(np.float64)])
+        logits = self.intent_w @ x + self.intent_b
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return {label: float(p[i]) for i, label in enumerate(LABELS)}
+
+    def same_attribute(self, new: Side, old: Side) -> float:
+        z = float(self.pair_w @ pair_features(new, old) + self.pair_b)
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
+    kinds_new = {v.kind for v in new.values}
+    kinds_old = {v.kind for v in old.values}
+    units_new = {v.unit for v in new.values if v.unit}
+    units_old = {v.unit for v in old.values if v.unit}
+    text = f.normalize(new.text)
+    strong = 1.0 if f.REVISION.search(text) or f.ACCEPT.search(text) else 0.0
+    change = 1.0 if f.CHANGE.search(text) else 0.0
+    revision = max(strong, change)
+    # a bare number matches any numeric kind: "budget around 400 bucks" → "I can stretch to 650"
+    if "number" in kinds_new and kinds_old & f.NUMERIC:
+        kinds_new = kinds_new | (kinds_old & f.NUMERIC)
+    if "number" in kinds_old and kinds_new & f.NUMERIC:
+        kinds_old = kinds_old | (kinds_new & f.NUMERIC)
+    shared_kind = 1.0 if kinds_new & kinds_old else 0.0
+    shared_unit = 1.0 if units_new & units_old else 0.0
+    cos_attribute = float(new.attribute @ old.attribute)
+    union = new.terms | old.terms
+    row = [
+        float(new.vector @ old.vector),
+        cos_attribute,
+        shared_kind,
+        shared_unit,
+        1.0 if kinds_new and kinds_old and not kinds_new & kinds_old else 0.0,
+        0.0 if kinds_new else 1.0,
+        0.0 if kinds_old else 1.0,
+        strong,
+        change,
+        1.0 if f.ADDITIVE.search(text) else 0.0,
+        1.0 if f.NARROWING.search(text) else 0.0,
+        len(new.terms & old.terms) / len(union) if union else 0.0,
+        1.0 if _shared_topic(new, old) else 0.0,
+        cos_attribute * revision,
+        shared_kind * revision,
+        shared_unit * revision,
+        # "It must be fast." → "It must be cheap.": alike sentences, no value, no word of change
+        1.0 if not kinds_new and not kinds_old and not revision else 0.0,
+    ]
+    return np.asarray(row, dtype=np.float64)
+
+
+def _shared_topic(new: Side, old: Side) -> bool:
+    new_text, old_text = f.normalize(new.text).lower(), f.normalize(old.text).lower()
+    return bool((old.topic and old.topic in new_text) or (new.topic and new.topic in old_text))
+
+
+def save(path: Path, weights: Weights) -> None:
+    # float32 on disk: half the bytes, and the decisions do not depend on the last digits
+    np.savez_compressed(
+        path,
+        intent_w=weights.intent_w.astype(np.float32),
+        intent_b=weights.intent_b.astype(np.float32),
+        pair_w=weights.pair_w.astype(np.float32),
+        pair_b=np.asarray([weights.pair_b], dtype=np.float32),
+        labels=np.asarray(LABELS),
+        features=np.asarray(f.FEATURES),
+        pair_features=np.asarray(PAIR_FEATURES),
+    )
+
+
+def load(path: Path = WEIGHTS) -> Weights:
+    """Raises: ValueError: the file was trained for other labels or features than this code computes."""
+    with np.load(path, allow_pickle=False) as data:
+        names = (tuple(data["labels"]), tuple(data["features"]), tuple(data["pair_features"]))
+        if names != (LABELS, f.FEATURES, PAIR_FEATURES):
+            raise ValueError(f"{path.name} does not match this version's labels and features; run the training")
+        return Weights(
+            intent_w=data["intent_w"].astype(np.float64),
+            intent_b=data["intent_b"].astype(np.float64),
+            pair_w=data["pair_w"].astype(np.float64),
+            pair_b=float(data["pair_b"][0]),
+        )
+
+
+@cache
+def shipped() -> Weights:
+    return load(WEIGHTS)

@@ -1,0 +1,83 @@
+"""The labelled training set in the package and the weights trained from it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcpist.modules.context import _features, _intent, _train
+from mcpist.modules.context._encoder import shared_encoder
+from mcpist.modules.context._text import Tokenizer, detect_language
+
+DIALOG_FILES = [Path(__file__).parent / "dialogs.json", Path(__file__).parent / "dialogs_held_out.json"]
+
+
+def test_the_training_set_is_large_bilingual_and_labelled() -> None:
+    data = _train.training_set()
+    languages = Counter(detect_language(text) for text, _ in data.turns)
+    assert len(data.turns) >= 400 and min(languages.values()) >= 0.45 * len(data.turns)
+    assert set(label for _, label in data.turns) == set(_intent.LABELS)
+    assert sum(same for *_, same in data.pairs) >= 80 and len(data.pairs) >= 400
+    for dialog in _train.dialogs():
+        for turn in dialog["turns"]:
+            assert 1 <= len(turn["intent"]) <= 2 and set(turn["intent"]) <= set(_intent.LABELS)
+            assert all(phrase in turn["user"] for phrase in turn.get("sets", {}).values()), turn
+            assert turn.get("goal", "") in turn["user"]
+        held: dict[str, str] = {}
+        for turn in dialog["turns"]:
+            for key, phrase in turn.get("sets", {}).items():
+                # else the evaluation could not tell the old value from the new one
+                assert key not in held or held[key] not in turn["user"], (dialog["id"], key)
+                held[key] = phrase
+
+
+def test_the_training_set_does_not_copy_the_evaluation_dialogs() -> None:
+    import json
+
+    evaluation = {t["user"] for path in DIALOG_FILES for d in json.loads(path.read_text()) for t in d["turns"]}
+    data = _train.training_set()
+    texts = {text for text, _ in data.turns} | {t for old, new, _ in data.pairs for t in (old, new)}
+    assert not texts & evaluation
+
+
+def test_retraining_reproduces_the_shipped_weights() -> None:
+    weights, _ = _train.train(shared_encoder(), Tokenizer.load().terms)
+    shipped = _intent.shipped()
+    for name in ("intent_w", "intent_b", "pair_w", "pair_b"):
+        # stored as float32: equal up to that rounding
+        assert np.allclose(getattr(weights, name), getattr(shipped, name), atol=1e-5), name
+
+
+def test_weights_for_other_features_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "weights.npz"
+    np.savez(path, labels=np.asarray(_intent.LABELS), features=np.asarray(["x"]), pair_features=np.asarray(["y"]))
+    with pytest.raises(ValueError, match="run the training"):
+        _intent.load(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("予算は交通費込みで20万円以内", ["money"]),
+        ("Deadline is June 3.", ["date"]),
+        ("締切、来週水曜に延ばせる\uff1f", ["date", "date"]),
+        ("I can spend at most 5 hours a week.", ["duration", "frequency"]),
+        ("Cap it at 20 users.", ["count"]),
+        ("スマホからの購入が8割です", ["percent"]),
+        ("It should go out every Monday at 9am.", ["frequency", "time"]),
+        ("チームで使いたい", []),
+    ],
+)
+def test_values_are_typed(text: str, kinds: list[str]) -> None:
+    assert [v.kind for v in _features.values_of(text)] == kinds
+
+
+def test_the_attribute_text_masks_values_and_revision_words() -> None:
+    assert _features.attribute_text("Scratch that, we now have until July 1.", "en") == "we now have until X"
+    assert _features.attribute_text("Around 25 guests.", "en") == "Around X guests"
+    assert _features.attribute_text("やっぱり予算は30万円まで", "ja") == "予算は\u3007\u3007万円まで"
+    assert _features.topic_of("リモートなら、勤務地はどこでも構いません。", "ja") == "勤務地"
+    assert _features.topic_of("Let's bump the budget to $2500.", "en") == "budget"
