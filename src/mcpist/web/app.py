@@ -1,5 +1,5 @@
 """The Starlette application: `/mcp` and the OAuth endpoints (mounted from `mcpist.protocol.http`),
-`/health`, and the pages that connect accounts to the vault."""
+`/health`, the pages that connect accounts to the vault, and the admin UI (`mcpist.web.ui`)."""
 
 from __future__ import annotations
 
@@ -13,19 +13,20 @@ import sqlalchemy as sa
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from mcpist.protocol.http import mcp_http
 from mcpist.protocol.oauth import browser_user
 from mcpist.runtime import Runtime
 from mcpist.vault.broker import TokenBroker
 from mcpist.vault.routes import connect_routes
+from mcpist.web.ui import ui_mount, upgrade_ui, web_settings
 
 logger = logging.getLogger("mcpist.web")
 
 
-def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Starlette:
-    """The HTTP application for a started runtime.
+def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time, command: str = "mcpist") -> Starlette:
+    """The HTTP application for a started runtime; `command` is how its operator runs mcpist (for hints).
 
     Raises:
         ConfigError: the host settings are inconsistent, or the authorization server cannot start
@@ -51,13 +52,18 @@ def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if ui:
+            await upgrade_ui(runtime.engine)
         async with protocol.lifespan():
             yield
 
-    routes = [Route("/health", health, methods=["GET"]), *protocol.routes]
+    routes: list[BaseRoute] = [Route("/health", health, methods=["GET"]), *protocol.routes]
     if isinstance(runtime.accounts, TokenBroker):
         session_user = browser_user(runtime, settings.auth, clock=clock) if settings.auth.authorization_server else None
         routes += connect_routes(
             runtime.accounts, on_connected=runtime.elicitations.complete, session_user=session_user
         )
+    ui = web_settings(runtime).ui
+    if ui:
+        routes.append(ui_mount(runtime, command=command, clock=clock))
     return Starlette(routes=routes, middleware=protocol.middleware, lifespan=lifespan)
