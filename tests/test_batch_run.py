@@ -249,16 +249,18 @@ async def test_a_result_over_the_size_limit_fails_the_task() -> None:
 
 @pytest.mark.anyio
 async def test_outputs_past_the_total_limit_are_omitted_in_line_order() -> None:
-    sizes = {"a": 38, "b": 38, "c": 38, "d": 8}  # strings of n characters: n + 2 bytes of JSON
+    sizes = {"a": 300, "b": 300, "c": 300, "d": 20}  # strings of n characters: n + 2 bytes of JSON
 
     async def runner(task: Task, params: dict[str, Any]) -> Any:
         return "x" * sizes[task.id]
 
-    answer = await run(jsonl(*(task(n, output=True) for n in sizes)), runner, BatchLimits(max_output_bytes=100))
+    answer = await run(jsonl(*(task(n, output=True) for n in sizes)), runner, BatchLimits(max_output_bytes=2000))
     assert list(answer["results"]) == ["a", "b", "d"]
-    assert answer["omitted"] == {"c": {"bytes": 40, "reason": answer["omitted"]["c"]["reason"]}}
-    assert "100-byte limit" in answer["omitted"]["c"]["reason"]
+    assert answer["omitted"] == {"c": {"bytes": 302, "reason": answer["omitted"]["c"]["reason"]}}
+    assert "2000-byte limit" in answer["omitted"]["c"]["reason"]
     assert answer["summary"]["succeeded"] == 4
+    # the answer goes out twice (text and structured content), and both copies fit the limit
+    assert 2 * len(json.dumps(answer, separators=(",", ":"))) <= 2000
 
 
 @pytest.mark.anyio

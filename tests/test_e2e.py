@@ -112,7 +112,7 @@ async def test_http_client_both_revisions(served: tuple[Served, str, Path], mode
         Client(streamable_http_client(server.url, http_client=http), mode=mode) as client,
     ):
         names = [t.name for t in (await client.list_tools()).tools]
-        assert names == ["get_module_schema", "call", "batch"]
+        assert names == ["get_module_schema", "call", "batch", "run_script"]
         started = await client.call_tool("call", {"module": "context", "tool_name": "start_session", "params": {}})
         assert not started.is_error, started.content
         session_id = started.structured_content["session_id"]
@@ -134,7 +134,7 @@ async def test_stdio_both_revisions(tmp_path: Path, mode: str) -> None:
     )
     async with Client(params, mode=mode) as client:
         names = [t.name for t in (await client.list_tools()).tools]
-        assert names == ["get_module_schema", "call", "batch"]
+        assert names == ["get_module_schema", "call", "batch", "run_script"]
         schema = await client.call_tool("get_module_schema", {"module": "context"})
         assert not schema.is_error
         assert any(t["name"] == "add_turn" for t in schema.structured_content["tools"])

@@ -33,7 +33,10 @@ RANKS: dict[str, int] = {
     "mcpist.sieve": 5,
     "mcpist.auth": 5,
     "mcpist.elicitations": 5,
+    "mcpist.tasks": 5,
     "mcpist.batch": 6,
+    "mcpist.script": 6,
+    "mcpist.quotas": 6,
     "mcpist.runtime": 7,
     "mcpist.protocol": 8,
     "mcpist.web": 9,
@@ -237,4 +240,13 @@ def later() -> None:
 def test_the_settings_load_no_other_layer() -> None:
     code = "import sys, mcpist.config; print(' '.join(sorted(m for m in sys.modules if m.startswith('mcp'))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert loaded == ["mcpist", "mcpist.config", "mcpist.config._auth", "mcpist.config._vault", "mcpist.errors"]
+    assert loaded == [
+        "mcpist",
+        "mcpist.config",
+        "mcpist.config._auth",
+        "mcpist.config._limits",
+        "mcpist.config._tasks",
+        "mcpist.config._vault",
+        "mcpist.config._web",
+        "mcpist.errors",
+    ]

@@ -98,7 +98,7 @@ async def test_full_flow_from_registration_to_tools_list(database_url: str, tmp_
             assert await mcp_status(http, tokens["access_token"]) == 200
         async with mcp_session(rt, AuthSettings(), tokens["access_token"]) as mcp:
             names = [t.name for t in (await mcp.list_tools()).tools]
-            assert names == ["get_module_schema", "call", "batch"]
+            assert names == ["get_module_schema", "call", "batch", "run_script"]
             result = await mcp.call_tool("call", {"module": "demo", "tool_name": "echo", "params": {"text": "hi"}})
             assert result.structured_content is not None
             assert rt.owner.id in str(result.structured_content)
@@ -332,4 +332,4 @@ async def test_the_sdk_oauth_client_connects_by_url_alone(tmp_path: Path) -> Non
         # GET event stream never finishes; so list the tools with the token it obtained
         async with mcp_session(rt, AuthSettings(), storage.tokens.access_token) as mcp:
             names = [t.name for t in (await mcp.list_tools()).tools]
-        assert names == ["get_module_schema", "call", "batch"]
+        assert names == ["get_module_schema", "call", "batch", "run_script"]

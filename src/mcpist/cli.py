@@ -150,22 +150,46 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _command_name() -> str:
+    """How the person at the terminal runs mcpist, for hints: the path it was started by (e.g.
+    `.venv/bin/mcpist`), or plain `mcpist` when that is what the shell finds."""
+    import shlex
+    import shutil
+
+    started = sys.argv[0] if sys.argv else ""
+    if Path(started).name != "mcpist":
+        return "mcpist"
+    found = shutil.which("mcpist")
+    if found is not None and Path(found).resolve() == Path(started).resolve():
+        return "mcpist"
+    return shlex.quote(started)
+
+
 async def _serve(settings: Settings) -> None:
     import uvicorn
 
+    from mcpist.protocol.serving import uvicorn_config
     from mcpist.runtime import start_runtime
     from mcpist.web.app import create_app
+    from mcpist.web.ui import setup_link, web_settings
 
     sock = _bind(settings.host, settings.port)
     settings = settings.model_copy(update={"port": sock.getsockname()[1]})
+    command = _command_name()
     async with start_runtime(settings) as runtime:
-        app = create_app(runtime)
-        config = uvicorn.Config(app, log_level=settings.log_level.lower(), lifespan="on")
+        app = create_app(runtime, command=command)
+        # forwarded headers only from trusted_proxies, timeouts for slow clients, secrets kept out of the logs
+        config = uvicorn_config(app, settings)
         server = uvicorn.Server(config)
         if runtime.owner_created:
             print(f"First start: created {settings.data_dir} (database, master key, owner user).")
         print(f"MCPist {runtime.version} serving MCP at {settings.mcp_url}")
-        print("Connect a client: create a token with `mcpist token create --name laptop`")
+        link = await setup_link(runtime)
+        if link is not None:
+            minutes = web_settings(runtime).setup_link_ttl_s // 60
+            print(f"Nobody can sign in yet. Set the owner's email and password within {minutes} minutes (works once):")
+            print(f"  {link}")
+        print(f"Connect a client: create a token with `{command} token create --name laptop`")
         print(f"  then add the server, e.g. claude mcp add --transport http mcpist {settings.mcp_url} \\")
         print('    --header "Authorization: Bearer <token>"', flush=True)
         await server.serve(sockets=[sock])

@@ -12,6 +12,7 @@ stable code, a message for people and structured data for programs::
     │   └── ConnectRequired                     the user must connect an account (URL elicitation)
     ├── Unavailable          UNAVAILABLE        upstream or dependency down
     ├── DeadlineExceeded     DEADLINE_EXCEEDED  a timeout ran out
+    ├── ResourceExhausted    RESOURCE_EXHAUSTED a limit (CPU, memory, calls, size) was reached
     ├── Internal             INTERNAL           a bug; carries a request id
     └── ConfigError          INVALID_ARGUMENT   a setting is missing or wrong; stops the start
 
@@ -33,6 +34,7 @@ __all__ = [
     "ConnectRequired",
     "Unavailable",
     "DeadlineExceeded",
+    "ResourceExhausted",
     "Internal",
     "ConfigError",
 ]
@@ -45,6 +47,7 @@ ErrorCode = Literal[
     "UNAUTHENTICATED",
     "UNAVAILABLE",
     "DEADLINE_EXCEEDED",
+    "RESOURCE_EXHAUSTED",
     "INTERNAL",
 ]
 
@@ -102,6 +105,10 @@ class DeadlineExceeded(MCPistError):
     code = "DEADLINE_EXCEEDED"
 
 
+class ResourceExhausted(MCPistError):
+    code = "RESOURCE_EXHAUSTED"
+
+
 class Internal(MCPistError):
     code = "INTERNAL"
 
@@ -116,6 +123,7 @@ ERRORS_BY_CODE: dict[str, type[MCPistError]] = {
         Unauthenticated,
         Unavailable,
         DeadlineExceeded,
+        ResourceExhausted,
         Internal,
     )
 }

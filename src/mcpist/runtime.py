@@ -52,6 +52,7 @@ from mcpist.modules.api import (
     ToolSpec,
 )
 from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.quotas import Quotas
 from mcpist.sieve import (
     HIDDEN_TOOL_CALL,
     UNKNOWN_TOOL_CALL,
@@ -66,6 +67,8 @@ from mcpist.sieve import MIGRATIONS as SIEVE_MIGRATIONS
 from mcpist.storage.engine import create_engine
 from mcpist.storage.migrate import upgrade
 from mcpist.storage.users import User, ensure_owner
+from mcpist.tasks import MIGRATIONS as TASKS_MIGRATIONS
+from mcpist.tasks import TaskRunner
 from mcpist.ttlcache import TtlCache
 from mcpist.upstream import Borrowed, ServiceClient
 from mcpist.vault import MIGRATIONS as VAULT_MIGRATIONS
@@ -126,13 +129,18 @@ class Runtime:
     elicitations: PendingElicitations = field(default_factory=PendingElicitations)
     transport: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
     """The connection pool every module's upstream client shares (each call has its own cookies and auth)."""
+    tasks: TaskRunner | None = None
+    """MCP tasks running in this process (`start_runtime` starts it)."""
 
     sieve: Sieve = field(init=False)
+    quotas: Quotas = field(init=False)
+    """Work each user and token has running at once (`settings.limits`)."""
 
     _principals: TtlCache[tuple[str, str | None], Principal] = field(init=False)
 
     def __post_init__(self) -> None:
         self.sieve = Sieve(self.registry)
+        self.quotas = Quotas(self.settings.limits)
         self._principals = TtlCache(self.settings.access_cache_s)
 
     async def principal(self, caller: Caller) -> Principal:
@@ -347,9 +355,11 @@ class Runtime:
         check_writable(found.module, found.spec, resolved)
         ctx = self.context(caller, found.module, resolved, sampler, channel, tool=found.spec)
         limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
-        return await self.run_guarded(
-            f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
-        )
+        # a batch or script was admitted as a whole: its tool calls queue for a slot instead of failing
+        async with self.quotas.hold("call", caller, wait=via != "call"):
+            return await self.run_guarded(
+                f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
+            )
 
     async def run_guarded(
         self,
@@ -487,7 +497,13 @@ async def start_runtime(
         stack.push_async_callback(engine.dispose)
         try:
             await upgrade(
-                engine, [SIEVE_MIGRATIONS, VAULT_MIGRATIONS, *(m.migrations for m in registry if m.migrations)]
+                engine,
+                [
+                    SIEVE_MIGRATIONS,
+                    VAULT_MIGRATIONS,
+                    TASKS_MIGRATIONS,
+                    *(m.migrations for m in registry if m.migrations),
+                ],
             )
         except OSError as exc:
             raise ConfigError(f"database_url: the database cannot be opened: {exc}") from None
@@ -535,6 +551,7 @@ async def start_runtime(
             module_states=states,
             transport=transport,
         )
+        runtime.tasks = await stack.enter_async_context(TaskRunner.running(engine, settings.tasks))
         runtime.accounts = broker_for(
             engine=engine,
             data_dir=settings.data_dir,

@@ -19,6 +19,10 @@ class BatchLimits:
     short expression that repeats its input (`a | [@, @] | [@, @] | ...`)
     grows exponentially.
 
+    `max_output_bytes` bounds the whole answer as it is sent, `answer_copies` times
+    (MCP carries a tool result both as text and as structured content): the answer
+    itself is kept to `max_output_bytes // answer_copies`, outputs past it omitted.
+
     Raises:
         ValueError: a field is not a positive number.
     """
@@ -30,6 +34,7 @@ class BatchLimits:
     max_result_bytes: int = 1024 * 1024
     max_output_bytes: int = 4 * 1024 * 1024
     max_expression_cost: int = 16 * 1024 * 1024
+    answer_copies: int = 2
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcpist.errors import MCPistError
 
-__all__ = ["BatchResult"]
+__all__ = ["BatchResult", "answer_bytes", "omitted_entry"]
+
+
+def omitted_entry(size: int, max_output_bytes: int) -> dict[str, Any]:
+    reason = f"succeeded, but the outputs returned already fill the {max_output_bytes}-byte limit"
+    return {"bytes": size, "reason": reason}
+
+
+def answer_bytes(value: Any) -> int:
+    """Bytes of `value` as compact UTF-8 JSON, as the answer is sent."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 @dataclass(frozen=True)
@@ -45,8 +56,8 @@ class BatchResult:
                 for task, blocker in self.skipped.items()
             }
         if self.omitted:
-            reason = f"succeeded, but the outputs returned already fill the {self.max_output_bytes}-byte limit"
-            answer["omitted"] = {task: {"bytes": size, "reason": reason} for task, size in self.omitted.items()}
+            limit = self.max_output_bytes
+            answer["omitted"] = {task: omitted_entry(size, limit) for task, size in self.omitted.items()}
         answer["summary"] = {
             "tasks": self.tasks,
             "succeeded": self.succeeded,

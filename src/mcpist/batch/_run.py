@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -14,7 +15,7 @@ from mcpist.errors import DeadlineExceeded, Internal, InvalidArgument, MCPistErr
 
 from ._model import DEFAULT_LIMITS, BatchLimits, Precheck, Task, TaskRunner
 from ._parse import PlannedTask, plan_batch
-from ._result import BatchResult
+from ._result import BatchResult, answer_bytes, omitted_entry
 from ._template import ParamError, resolve_params
 
 __all__ = ["run_batch"]
@@ -147,22 +148,34 @@ class _Run:
         return next(dep for dep in task.after if dep in self.failed or dep in self.skipped)
 
     def _result(self) -> BatchResult:
-        results: dict[str, Any] = {}
-        omitted: dict[str, int] = {}
-        budget = self.limits.max_output_bytes
-        for p in self.plan:
-            if p.task.output and p.task.id in self.outputs:
-                value, size = self.outputs[p.task.id]
-                if size <= budget:
-                    results[p.task.id] = value
-                    budget -= size
-                else:
-                    omitted[p.task.id] = size
-        return BatchResult(
+        """The answer, bounded once as a whole: each output's size was counted when it settled, and
+        the failures, the summary and each omission take their share of the same budget."""
+        limit = self.limits.max_output_bytes
+        base = BatchResult(
             tasks=len(self.plan),
-            results=results,
             failed={p.task.id: self.failed[p.task.id] for p in self.plan if p.task.id in self.failed},
             skipped={p.task.id: self._blocker(p.task) for p in self.plan if p.task.id in self.skipped},
-            omitted=omitted,
-            max_output_bytes=self.limits.max_output_bytes,
+            max_output_bytes=limit,
         )
+        wanted = [
+            (p.task.id, *self.outputs[p.task.id]) for p in self.plan if p.task.output and p.task.id in self.outputs
+        ]
+        # room is kept for listing every output as omitted (`"omitted":{}` and a comma, each entry with
+        # its key and comma); returning one instead frees its entry
+        omission = {
+            task: answer_bytes(task) + 2 + answer_bytes(omitted_entry(size, limit))
+            for task, size in ((t, s) for t, _, s in wanted)
+        }
+        budget = limit // self.limits.answer_copies - answer_bytes(base.to_dict())
+        budget -= sum(omission.values()) + (13 if wanted else 0)
+        results: dict[str, Any] = {}
+        omitted: dict[str, int] = {}
+        for task, value, size in wanted:
+            cost = answer_bytes(task) + 2 + size
+            # returning an output no larger than its omission entry never costs room
+            if cost - omission[task] <= max(budget, 0):
+                results[task] = value
+                budget += omission[task] - cost
+            else:
+                omitted[task] = size
+        return replace(base, results=results, omitted=omitted)

@@ -26,17 +26,24 @@ from pydantic_settings import (
 from mcpist.errors import ConfigError
 
 from ._auth import AuthSettings, ExternalJwtSettings, UpstreamProvider
+from ._limits import LimitsSettings, TrustedProxies
+from ._tasks import TasksSettings
 from ._vault import VaultSettings
+from ._web import WebSettings
 
 __all__ = [
     "CONFIG_FILE_NAME",
     "AuthSettings",
     "BatchSettings",
     "ExternalJwtSettings",
+    "LimitsSettings",
     "ModulesSettings",
+    "ScriptSettings",
     "Settings",
+    "TasksSettings",
     "UpstreamProvider",
     "VaultSettings",
+    "WebSettings",
     "default_data_dir",
     "load_settings",
 ]
@@ -60,6 +67,29 @@ class BatchSettings(_Section):
     max_expression_length: int = Field(500, ge=10, le=100_000)
     max_result_bytes: int = Field(1 << 20, ge=1_024)
     max_output_bytes: int = Field(4 << 20, ge=1_024)
+
+
+class ScriptSettings(_Section):
+    """Limits of one `run_script` run, and the warm pool of sandbox processes that run scripts."""
+
+    wall_time_s: float = Field(30.0, gt=0, le=3_600)
+    """The whole run, tool calls included."""
+    cpu_time_s: float = Field(10.0, gt=0, le=600)
+    """CPU time of the interpreter (Starlark exposes no step count: checked as it loops, and by RLIMIT_CPU)."""
+    memory_mb: int = Field(256, ge=64, le=65_536)
+    """Address space of a sandbox process (RLIMIT_AS)."""
+    max_tool_calls: int = Field(200, ge=1, le=100_000)
+    max_concurrency: int = Field(16, ge=1, le=1_000)
+    """Tool calls of one `call_all` running at once."""
+    max_output_bytes: int = Field(1 << 20, ge=1_024, le=64 << 20)
+    """The result of `main()`, as compact JSON."""
+    max_script_bytes: int = Field(64 << 10, ge=256, le=1 << 20)
+    max_depth: int = Field(100, ge=5, le=1_000)
+    """Nested function calls (recursion)."""
+    max_nesting: int = Field(64, ge=2, le=900)
+    """Nested lists and objects in `args`, tool params and the result."""
+    workers: int = Field(2, ge=1, le=64)
+    """Sandbox processes kept warm; also how many scripts run at once (others wait for a free one)."""
 
 
 class ModulesSettings(_Section):
@@ -88,6 +118,8 @@ class Settings(BaseSettings):
     """The URL clients use to reach `/mcp`'s server, e.g. https://mcp.example.com; defaults to http://host:port."""
     allowed_hosts: list[str] = Field(default_factory=list)
     allowed_origins: list[str] = Field(default_factory=list)
+    trusted_proxies: TrustedProxies = Field(default_factory=list)
+    """Reverse proxies (addresses or networks) whose X-Forwarded-For/-Proto headers are believed; none by default."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     call_timeout_s: float = Field(60.0, gt=0, le=3_600)
     access_cache_s: float = Field(2.0, ge=0, le=60)
@@ -101,8 +133,12 @@ class Settings(BaseSettings):
     """An HTTP(S) proxy for every call to an external service (modules, OAuth token endpoints, identity
     providers), e.g. http://proxy.internal:3128 (MCPIST_UPSTREAM_PROXY); HTTPS_PROXY variables are not read."""
     batch: BatchSettings = Field(default_factory=BatchSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    script: ScriptSettings = Field(default_factory=ScriptSettings)
+    tasks: TasksSettings = Field(default_factory=TasksSettings)
     modules: ModulesSettings = Field(default_factory=ModulesSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
 
     @field_validator("public_url")

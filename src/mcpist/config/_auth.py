@@ -121,8 +121,12 @@ class AuthSettings(_Section):
     dynamic_registration: bool = True
     client_metadata_documents: bool = True
     login_max_failures: int = Field(5, ge=1, le=1_000)
-    """Failed sign-ins per email within `login_window_s` before that email is refused."""
-    login_max_failures_per_ip: int = Field(20, ge=1, le=10_000)
+    """Failed sign-ins of one (client address, email) within `login_window_s` before each further try must
+    wait: `login_backoff_s`, doubling with each failure, at most the window. A browser that signed in as
+    that email before (a signed device cookie) is counted on its own, so nobody else can slow it down."""
+    login_backoff_s: float = Field(2.0, gt=0, le=3_600)
+    login_max_failures_per_ip: int = Field(100, ge=1, le=100_000)
+    """Failed sign-ins from one client address (any email) within the window before it is refused."""
     login_window_s: int = Field(900, ge=1, le=86_400)
     upstream: list[UpstreamProvider] = Field(default_factory=list)
     external_jwt: ExternalJwtSettings | None = None

@@ -17,7 +17,6 @@ from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.routes import build_resource_metadata_url, cors_middleware
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
@@ -31,8 +30,10 @@ from mcpist.errors import ConfigError
 from mcpist.runtime import Runtime
 
 from .bearer import ApiTokenVerifier, caller_from_request
+from .hosts import HostGuard
 from .oauth import ChainedTokenVerifier, authorization_servers, oauth_routes, token_verifiers
 from .server import build_server
+from .sessions import QuotaSessionManager, SessionQuotaApp
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -80,7 +81,8 @@ class McpHttp:
     routes: list[Route]
     """`/mcp`, its protected resource metadata (RFC 9728), and the authorization server's endpoints."""
     middleware: list[Middleware]
-    """Bearer authentication: API tokens, this server's OAuth access tokens, an external IdP's JWTs."""
+    """Host and Origin checks on every route; bearer authentication: API tokens, this server's OAuth
+    access tokens, an external IdP's JWTs."""
     lifespan: Callable[[], AbstractAsyncContextManager[None]]
     """Runs the Streamable HTTP session manager; the app holds it open while it serves."""
 
@@ -94,10 +96,12 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Mcp
     """
     settings = runtime.settings
     server = build_server(runtime, caller_from_request)
-    manager = StreamableHTTPSessionManager(
+    security = transport_security(settings)
+    manager = QuotaSessionManager(
         app=server,
-        security_settings=transport_security(settings),
+        security_settings=security,
         max_request_body_size=settings.max_request_bytes,
+        limits=settings.limits,
     )
     resource_url = AnyHttpUrl(settings.mcp_url)
     metadata_url = build_resource_metadata_url(resource_url)
@@ -115,7 +119,7 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Mcp
             *token_verifiers(runtime, settings.auth, clock=clock),
         ]
     )
-    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], metadata_url))
+    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager), [], metadata_url))
     routes = [
         Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
         Route(
@@ -127,6 +131,10 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Mcp
     routes += oauth_routes(runtime, settings.auth, clock=clock)
     return McpHttp(
         routes=routes,
-        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],
+        middleware=[
+            # outermost: a request for another host is refused before anything else looks at it
+            Middleware(HostGuard, security=security),
+            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
+        ],
         lifespan=manager.run,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from mcp import Client
 
@@ -14,8 +15,11 @@ from .server import build_server
 
 
 @asynccontextmanager
-async def in_process_client(runtime: Runtime, caller: Caller | None = None) -> AsyncIterator[Client]:
-    """The SDK's client talking to `runtime`'s MCP server in memory, as `caller` (default: the owner)."""
+async def in_process_client(runtime: Runtime, caller: Caller | None = None, **options: Any) -> AsyncIterator[Client]:
+    """The SDK's client talking to `runtime`'s MCP server in memory, as `caller` (default: the owner).
+
+    `options` go to the SDK's `Client` (`mode="2026-07-28"`, `extensions=[...]`).
+    """
     who = caller or Caller(user_id=runtime.owner.id, email=runtime.owner.email)
-    async with Client(build_server(runtime, lambda _ctx: who)) as client:
+    async with Client(build_server(runtime, lambda _ctx: who), **options) as client:
         yield client

@@ -11,31 +11,34 @@ from mcpist.modules.api import Module
 GET_MODULE_SCHEMA = "get_module_schema"
 CALL = "call"
 BATCH = "batch"
-META_TOOLS = (GET_MODULE_SCHEMA, CALL, BATCH)
+RUN_SCRIPT = "run_script"
+SCRIPT_GUIDE = "script"
+"""The name `get_module_schema` answers with the script guide (as "batch" gives the batch guide)."""
+META_TOOLS = (GET_MODULE_SCHEMA, CALL, BATCH, RUN_SCRIPT)
 
-_MODULE_PROP = {"type": "string", "description": "Module name"}
+_MODULE_PROP = {"type": "string"}
+# may run long: a client may ask for a task and collect the result later (2025-11-25 tasks)
+_LONG = types.ToolExecution(task_support="optional")
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def meta_tools(modules: list[Module], batch_description: str) -> list[types.Tool]:
-    """The three meta-tools, described for a caller who may use `modules`."""
+def meta_tools(modules: list[Module], batch_description: str, script_description: str) -> list[types.Tool]:
+    """The four meta-tools, described for a caller who may use `modules`."""
     lines = "\n".join(f"- {m.name}: {m.summary}" for m in modules) or "(no modules available)"
-    names = ", ".join(m.name for m in modules) or "none"
     return [
         types.Tool(
             name=GET_MODULE_SCHEMA,
             description=(
-                "Get one module's tool definitions (inputSchema, annotations) before using its tools; a large "
-                "module first answers with an index: then pass tools. 'batch' gives the batch syntax guide. "
-                f"Modules:\n{lines}"
+                "Read a module's tool definitions before use (a large module gives an index: then pass tools). "
+                f"Guides: 'batch', 'script'. Modules:\n{lines}"
             ),
             input_schema=_schema(
                 {
                     "module": _MODULE_PROP,
-                    "tools": {"type": "array", "items": {"type": "string"}, "description": "Only these tools, in full"},
+                    "tools": {"type": "array", "items": {"type": "string"}},
                 },
                 ["module"],
             ),
@@ -43,20 +46,28 @@ def meta_tools(modules: list[Module], batch_description: str) -> list[types.Tool
         ),
         types.Tool(
             name=CALL,
-            description=f"Run one tool of a module ({names}) with params matching its inputSchema.",
+            description="Run one module tool with params matching its inputSchema.",
             input_schema=_schema(
                 {
                     "module": _MODULE_PROP,
                     "tool_name": {"type": "string"},
                     "params": {"type": "object"},
-                    "account": {"type": "string", "description": "Connected account name, if several"},
+                    "account": {"type": "string"},
                 },
                 ["module", "tool_name"],
             ),
+            execution=_LONG,
         ),
         types.Tool(
             name=BATCH,
             description=batch_description,
-            input_schema=_schema({"tasks": {"type": "string", "description": "JSONL, one task per line"}}, ["tasks"]),
+            input_schema=_schema({"tasks": {"type": "string"}}, ["tasks"]),
+            execution=_LONG,
+        ),
+        types.Tool(
+            name=RUN_SCRIPT,
+            description=script_description,
+            input_schema=_schema({"script": {"type": "string"}, "args": {"type": "object"}}, ["script"]),
+            execution=_LONG,
         ),
     ]

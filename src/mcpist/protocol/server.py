@@ -14,7 +14,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from mcpist import batch
+from mcpist import batch, script
 from mcpist.errors import ConnectRequired, Internal, InvalidArgument, MCPistError, NotFound
 from mcpist.modules.api import Caller, ClientChannel, PromptInfo, PromptProvider, Sampler, ToolContext
 from mcpist.runtime import Runtime
@@ -22,16 +22,19 @@ from mcpist.sieve import Principal
 
 from .channel import LogLevels, RequestChannel, install_forwarding
 from .elicitation import connect_required
-from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, META_TOOLS, meta_tools
+from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, META_TOOLS, RUN_SCRIPT, SCRIPT_GUIDE, meta_tools
 from .resources import ResourceHandler
 from .sampling import session_sampler
+from .tasks import install_tasks
 
 logger = logging.getLogger("mcpist.protocol")
 
 Identify = Callable[[ServerRequestContext[Any, Any]], Caller]
 
 RESOURCE_NOT_FOUND = -32002  # MCP's error code for resources/read of an unknown URI
-INSTRUCTIONS = "MCPist routes tool calls to modules. Call get_module_schema for a module first, then call or batch."
+INSTRUCTIONS = (
+    "MCPist routes tool calls to modules. Call get_module_schema for a module first, then call, batch or run_script."
+)
 
 
 def _json(value: Any) -> str:
@@ -111,10 +114,12 @@ class MetaToolHandler:
             max_result_bytes=s.max_result_bytes,
             max_output_bytes=s.max_output_bytes,
         )
+        # its sandbox processes start with the first script and end when the handler is collected
+        self.scripts = script.ScriptHost(runtime.settings.script)
 
     async def list_tools(self, caller: Caller) -> list[types.Tool]:
         principal = await self.runtime.principal(caller)
-        return meta_tools(self.runtime.visible_modules(principal), batch.DESCRIPTION)
+        return meta_tools(self.runtime.visible_modules(principal), batch.DESCRIPTION, script.DESCRIPTION)
 
     async def module_schema(self, principal: Principal, args: dict[str, Any]) -> dict[str, Any]:
         """A module's tool definitions; for a large module without `tools`, an index of its tools instead
@@ -125,6 +130,8 @@ class MetaToolHandler:
         wanted = _names_arg(args, "tools")
         if name == BATCH:
             return {"module": BATCH, "guide": batch.GUIDE}
+        if name == SCRIPT_GUIDE:
+            return {"module": SCRIPT_GUIDE, "guide": script.guide(self.scripts.settings)}
         visible = self.runtime.visible_modules(principal)
         module = next((m for m in visible if m.name == name), None)
         if module is None:
@@ -204,12 +211,35 @@ class MetaToolHandler:
             )
 
         try:
-            result = await batch.run_batch(text, run, self.limits, precheck=precheck)
+            result = await self.runtime.quotas.run(
+                "batch", principal.caller, lambda: batch.run_batch(text, run, self.limits, precheck=precheck)
+            )
         except NotFound:
             for task in refused:
                 await self.runtime.record_refusal(principal, task.module, task.tool, "batch")
             raise
         return result.to_dict()
+
+    async def run_script(
+        self, principal: Principal, args: dict[str, Any], sampler: Sampler | None, channel: ClientChannel | None
+    ) -> Any:
+        _check_args(args, {"script", "args"})
+        source = _str_arg(args, "script")
+        assert source is not None
+        script_args = args.get("args", {})
+        if script_args is None:
+            script_args = {}
+        if not isinstance(script_args, dict):
+            raise InvalidArgument("'args' must be an object", {"field": "args"})
+
+        async def run(call: script.ToolCall) -> Any:
+            return await self.runtime.execute(
+                principal, call.module, call.tool, call.params, call.account, sampler, via="script", channel=channel
+            )
+
+        return await self.runtime.quotas.run(
+            "script", principal.caller, lambda: self.scripts.run(source, script_args, run)
+        )
 
     async def run(
         self,
@@ -227,6 +257,8 @@ class MetaToolHandler:
                 return ok_result(await self.module_schema(principal, args))
             if name == CALL:
                 return ok_result(await self.call(principal, args, sampler, channel))
+            if name == RUN_SCRIPT:
+                return ok_result(await self.run_script(principal, args, sampler, channel))
             return ok_result(await self.batch(principal, args, sampler, channel))
         except ConnectRequired:
             if name == CALL:
@@ -355,7 +387,7 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
     with warnings.catch_warnings():
         # logging is deprecated on 2026-07-28 only; 2025-11-25 sessions still use logging/setLevel
         warnings.simplefilter("ignore", MCPDeprecationWarning)
-        return Server(
+        server = Server(
             "mcpist",
             version=runtime.version,
             instructions=INSTRUCTIONS,
@@ -369,3 +401,5 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
             on_completion=on_completion if has_prompts or has_resources else None,
             on_set_logging_level=on_set_logging_level,
         )
+    install_tasks(server, runtime.tasks, runtime.elicitations, identify)
+    return server

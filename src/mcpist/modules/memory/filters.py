@@ -15,9 +15,47 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from mcpist.modules import InvalidArgument
+
 from .tables import entries
 
 MatchMode = Literal["contains", "exact"]
+MAX_DEPTH = 32
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def check_json(value: dict[str, Any], field: str, limit: int, *, int64: bool = False) -> dict[str, Any]:
+    """`value` if it is plain JSON within `limit` bytes, `MAX_DEPTH` levels, without NUL characters
+    (PostgreSQL's jsonb refuses them) and, with `int64`, with integers SQL can compare.
+
+    Raises:
+        InvalidArgument: naming `field` and what is wrong.
+    """
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidArgument(f"'{field}' is not plain JSON: {str(exc)[:200]}", {"field": field}) from None
+    if size > limit:
+        raise InvalidArgument(f"'{field}' is {size} bytes; the limit is {limit}", {"field": field, "limit": limit})
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        problem = None
+        if depth > MAX_DEPTH:
+            problem = f"nests deeper than {MAX_DEPTH} levels"
+        elif isinstance(item, dict):
+            if any("\x00" in key for key in item):
+                problem = "has a key with a NUL character"
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str) and "\x00" in item:
+            problem = "has a string with a NUL character"
+        elif int64 and isinstance(item, int) and not isinstance(item, bool) and not INT64[0] <= item <= INT64[1]:
+            problem = "has an integer outside signed 64 bits"
+        if problem is not None:
+            raise InvalidArgument(f"'{field}' {problem}", {"field": field})
+    return value
 
 
 def _number(value: Any) -> bool:

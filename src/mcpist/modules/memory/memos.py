@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from typing import Any, Literal
 
@@ -13,11 +12,13 @@ from numpy.typing import NDArray
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from mcpist.errors import ResourceExhausted
 from mcpist.modules import Caller, Conflict, InvalidArgument, NotFound
 
+from .filters import check_json
 from .models import DeleteResult, SaveResult, SaveWarning
 from .search import pg_search_settings
-from .store import MemoryState, audit, check_namespace, memo_id, now, write_tx
+from .store import MemoryState, audit, check_namespace, check_text, memo_id, now, write_tx
 from .tables import entries, relations, to_pg_vector
 
 MetadataMode = Literal["merge", "replace"]
@@ -50,13 +51,7 @@ def _digest(text: str) -> str:
 def _check_metadata(value: dict[str, Any] | None, limit: int) -> dict[str, Any] | None:
     if value is None:
         return None
-    try:
-        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgument(f"'metadata' is not plain JSON: {exc}", {"field": "metadata"}) from None
-    if size > limit:
-        raise InvalidArgument(f"'metadata' is {size} bytes; the limit is {limit}", {"field": "metadata"})
-    return value
+    return check_json(value, "metadata", limit)
 
 
 def _locked(owner: str, namespace: str, mid: str) -> sa.Select[Any]:
@@ -85,7 +80,9 @@ async def save(
         InvalidArgument: empty or oversized content, title or metadata; a bad id.
         NotFound: `version` was given for a memo that does not exist.
         Conflict: `version` is not the stored version, or the memo was created concurrently.
+        ResourceExhausted: the namespace holds `max_memos_per_namespace` memos of this user.
         Unavailable: the embedding provider failed; nothing was written.
+        DeadlineExceeded: embedding or tokenising did not get done within `cpu_deadline_s`.
     """
     owner = caller.user_id
     namespace = check_namespace(namespace)
@@ -94,10 +91,14 @@ async def save(
         raise InvalidArgument("'content' must not be empty", {"field": "content"})
     if len(content) > settings.max_content_chars:
         raise InvalidArgument(
-            f"'content' has {len(content)} characters; the limit is {settings.max_content_chars}", {"field": "content"}
+            f"'content' has {len(content)} characters; the limit is {settings.max_content_chars}",
+            {"field": "content", "limit": settings.max_content_chars},
         )
+    check_text(content, "content")
     if title is not None and len(title) > MAX_TITLE:
         raise InvalidArgument(f"'title' is longer than {MAX_TITLE} characters", {"field": "title"})
+    if title is not None:
+        check_text(title, "title")
     metadata = _check_metadata(metadata, settings.max_metadata_bytes)
     mid = memo_id(memo_id_) if memo_id_ is not None else None
     embedder = state.embedder
@@ -115,8 +116,8 @@ async def save(
     # embedding happens before the write lock is taken: a slow or failing provider blocks no writer
     vector: NDArray[np.float32] | None = None
     if before is None or before.content != content or before.embedding_model != embedder.model:
-        vector = (await embedder.embed_documents([content]))[0]
-    terms = state.analyzer.terms(f"{title}\n{content}" if title else content)
+        vector = await state.embed_document(content)
+    terms = await state.terms(f"{title}\n{content}" if title else content)
 
     try:
         async with write_tx(state.engine) as conn:
@@ -125,7 +126,8 @@ async def save(
                 if version is not None:
                     raise NotFound(f"memo {mid} does not exist in namespace {namespace!r}", {"memo_id": mid})
                 if vector is None:  # deleted and re-created meanwhile: embed under the lock, rarely
-                    vector = (await embedder.embed_documents([content]))[0]
+                    vector = await state.embed_document(content)
+                await _check_room(state, conn, owner, namespace)
                 result = await _insert(
                     state,
                     conn,
@@ -146,7 +148,7 @@ async def save(
                         {"memo_id": mid, "current_version": row.version},
                     )
                 if vector is None and (row.content != content or row.embedding_model != embedder.model):
-                    vector = (await embedder.embed_documents([content]))[0]
+                    vector = await state.embed_document(content)
                 result = await _update(state, conn, caller, row, title, content, metadata, metadata_mode, vector, terms)
                 created = False
     except IntegrityError:
@@ -157,6 +159,15 @@ async def save(
     warnings: list[SaveWarning] = []
     if vector is not None:
         warnings = await _near_duplicates(state, owner, namespace, result["pk"], vector)
+    if len(content) > embedder.max_chars:
+        warnings.append(
+            SaveWarning(
+                code="embedding_truncated",
+                message=f"only the first {embedder.max_chars} of {len(content)} characters were embedded (what "
+                f"{embedder.model} reads): semantic search matches that part; keyword search covers all of it",
+                memo_id=result["id"],
+            )
+        )
     return SaveResult(
         memo_id=result["id"],
         namespace=namespace,
@@ -169,6 +180,21 @@ async def save(
         embedding_model=result["embedding_model"],
         warnings=warnings,
     )
+
+
+async def _check_room(state: MemoryState, conn: AsyncConnection, owner: str, namespace: str) -> None:
+    limit = state.settings.max_memos_per_namespace
+    held = (
+        await conn.execute(
+            sa.select(sa.func.count()).where(entries.c.owner_id == owner, entries.c.namespace == namespace)
+        )
+    ).scalar_one()
+    if held >= limit:
+        raise ResourceExhausted(
+            f"namespace {namespace!r} holds {held} memos, its limit (memory.max_memos_per_namespace); "
+            "delete some or save into another namespace",
+            {"field": "namespace", "limit": limit},
+        )
 
 
 def _search_columns(state: MemoryState, terms: list[str]) -> dict[str, Any]:

@@ -9,10 +9,13 @@ from pydantic import BaseModel, Field
 
 
 class SaveWarning(BaseModel):
-    code: Literal["near_duplicate"]
+    code: Literal["near_duplicate", "embedding_truncated"] = Field(
+        description="near_duplicate: another memo says nearly the same; embedding_truncated: only the start of "
+        "the content was embedded (what the model reads); keyword search still covers all of it"
+    )
     message: str
-    memo_id: str
-    similarity: float
+    memo_id: str = Field(description="the other memo (near_duplicate), or this one")
+    similarity: float | None = None
 
 
 class SaveResult(BaseModel):

@@ -19,7 +19,7 @@ from mcpist.modules import Caller, InvalidArgument, NotFound
 from . import filters
 from .filters import MatchMode
 from .models import SearchItem, SearchResult
-from .store import MemoryState, check_namespace, memo_id
+from .store import MemoryState, check_namespace, check_text, memo_id
 from .tables import entries, to_pg_vector
 
 Mode = Literal["hybrid", "semantic", "keyword"]
@@ -73,13 +73,24 @@ async def search(
     """Rank one namespace's memos.
 
     Raises:
-        InvalidArgument: conflicting or empty inputs (query with pivot, a threshold with l2 or keyword mode).
+        InvalidArgument: conflicting, empty or oversized inputs (query with pivot, a threshold with l2 or
+            keyword mode, a query over `max_query_chars`, a filter SQL cannot compare).
         NotFound: the pivot memo does not exist.
         Unavailable: the embedding provider failed.
+        DeadlineExceeded: embedding or tokenising did not get done within `cpu_deadline_s`.
     """
     namespace = check_namespace(namespace)
     if query is not None and not query.strip():
         raise InvalidArgument("'query' must not be empty", {"field": "query"})
+    limit = state.settings.max_query_chars
+    if query is not None and len(query) > limit:
+        raise InvalidArgument(
+            f"'query' has {len(query)} characters; the limit is {limit}", {"field": "query", "limit": limit}
+        )
+    if query is not None:
+        check_text(query, "query")
+    if metadata_filter is not None:
+        filters.check_json(metadata_filter, "metadata_filter", state.settings.max_metadata_bytes, int64=True)
     if query is not None and pivot_memo_id is not None:
         raise InvalidArgument("give either 'query' or 'pivot_memo_id', not both", {"field": "pivot_memo_id"})
     if minimum_similarity is not None and distance_metric != "cosine":
@@ -122,13 +133,14 @@ async def search(
             raise NotFound(f"pivot memo {pid} does not exist in namespace {namespace!r}", {"memo_id": pid})
         vector = pivot.embedding
         if vector is None or pivot.embedding_model != embedder.model:
-            vector = (await embedder.embed_documents([pivot.content]))[0]
+            vector = await state.embed_document(pivot.content)
         if exclude_pivot:
             exclude = frozenset({int(pivot.pk)})
     elif effective in ("semantic", "hybrid") and query is not None:
-        vector = await embedder.embed_query(query)
+        vector = await state.embed_query(query)
 
     q = _Query(owner, namespace, metadata_filter or {}, metadata_match, distance_metric, threshold, exclude)
+    terms = await state.query_terms(query) if effective in ("keyword", "hybrid") and query else []
     # one pooled connection for every query of this search: each checkout and its reset cost
     # round trips (a thread hop each with aiosqlite)
     async with state.engine.connect() as conn:
@@ -139,7 +151,7 @@ async def search(
         else:
             depth = k if effective != "hybrid" else max(3 * k, 30)
             semantic = await _semantic(state, conn, q, vector, depth) if vector is not None else []
-            keyword = await _keyword(state, conn, q, query, depth) if effective != "semantic" and query else []
+            keyword = await _keyword(state, conn, q, terms, depth) if terms else []
             cands = _fuse(effective, semantic, keyword, distance_metric, k)
         items = await _items(state, conn, cands, vector, distance_metric)
     return SearchResult(items=items, mode=effective, minimum_similarity=threshold, embedding_model=embedder.model)
@@ -252,10 +264,7 @@ async def pg_search_settings(conn: AsyncConnection, ef: int, n: int) -> None:
     await conn.exec_driver_sql("SET LOCAL enable_bitmapscan = off")
 
 
-async def _keyword(state: MemoryState, conn: AsyncConnection, q: _Query, text: str | None, n: int) -> list[_Candidate]:
-    terms = state.analyzer.query_terms(text or "")
-    if not terms:
-        return []
+async def _keyword(state: MemoryState, conn: AsyncConnection, q: _Query, terms: list[str], n: int) -> list[_Candidate]:
     if state.index is not None:
         return await _keyword_memory(state, conn, q, terms, n)
     clause = filters.sql_clause("postgresql", q.wanted, q.match)

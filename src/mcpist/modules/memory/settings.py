@@ -23,6 +23,9 @@ class OpenAIEmbeddings(BaseModel):
     batch_size: int = Field(default=64, ge=1, le=2048)
     minimum_similarity: float = Field(default=0.3, ge=-1, le=1)
     duplicate_similarity: float = Field(default=0.95, ge=-1, le=1)
+    max_input_chars: int = Field(
+        default=8_000, ge=100, le=1_000_000, description="characters of a text sent to be embedded (8,191 tokens)"
+    )
 
 
 class MemorySettings(BaseModel):
@@ -41,6 +44,18 @@ class MemorySettings(BaseModel):
     )
     max_content_chars: int = Field(default=100_000, ge=1)
     max_metadata_bytes: int = Field(default=16_384, ge=2)
+    max_query_chars: int = Field(
+        default=2_000, ge=10, le=100_000, description="a search query; longer ones are INVALID_ARGUMENT"
+    )
+    max_memos_per_namespace: int = Field(
+        default=100_000, ge=1, description="memos one user keeps in one namespace; a save beyond is RESOURCE_EXHAUSTED"
+    )
+    cpu_workers: int = Field(
+        default=2, ge=1, le=64, description="embeddings and tokenisations running at once; others wait their turn"
+    )
+    cpu_deadline_s: float = Field(
+        default=10.0, gt=0, le=600, description="one embedding or tokenisation, waiting for its turn included"
+    )
     hnsw_threshold: int = Field(
         default=20_000, ge=1, description="SQLite: a namespace this large gets an HNSW graph; smaller ones are exact"
     )

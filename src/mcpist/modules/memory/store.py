@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import anyio.to_thread
+import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -16,6 +19,7 @@ from mcpist.modules import Caller, InvalidArgument, ToolContext
 
 from .analyzer import Analyzer
 from .embeddings import Embedder
+from .gate import Gate
 from .settings import MemorySettings
 from .tables import audit_logs
 from .vector_index import SqliteVectorIndex
@@ -32,6 +36,27 @@ class MemoryState:
     embedder: Embedder
     analyzer: Analyzer
     index: SqliteVectorIndex | None  # None on PostgreSQL, where pgvector searches
+    gate: Gate | None = None
+    """Bounds embedding and tokenising while serving (None in administrative commands)."""
+
+    async def _cpu(self, what: str, work: Callable[[], Awaitable[T]]) -> T:
+        return await (self.gate.run(what, work) if self.gate is not None else work())
+
+    async def embed_document(self, text: str) -> NDArray[np.float32]:
+        rows = await self._cpu("embedding", lambda: self.embedder.embed_documents([text]))
+        first: NDArray[np.float32] = rows[0]
+        return first
+
+    async def embed_query(self, text: str) -> NDArray[np.float32]:
+        return await self._cpu("embedding the query", lambda: self.embedder.embed_query(text))
+
+    async def terms(self, text: str) -> list[str]:
+        return await self._cpu("tokenising", lambda: anyio.to_thread.run_sync(self.analyzer.terms, text))
+
+    async def query_terms(self, text: str) -> list[str]:
+        return await self._cpu(
+            "tokenising the query", lambda: anyio.to_thread.run_sync(self.analyzer.query_terms, text)
+        )
 
     @property
     def sqlite(self) -> bool:
@@ -138,4 +163,11 @@ def check_namespace(value: str, field: str = "namespace") -> str:
     ns = value.strip()
     if not ns or len(ns) > 200:
         raise InvalidArgument(f"'{field}' must be 1-200 characters", {"field": field})
-    return ns
+    return check_text(ns, field)
+
+
+def check_text(value: str, field: str) -> str:
+    """Raises: InvalidArgument: `value` holds a NUL character (PostgreSQL text and jsonb cannot)."""
+    if "\x00" in value:
+        raise InvalidArgument(f"'{field}' must not contain NUL characters", {"field": field})
+    return value

@@ -20,6 +20,7 @@ from . import search as search_
 from .analyzer import Analyzer
 from .embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from .filters import MatchMode
+from .gate import Gate
 from .models import (
     DeleteResult,
     GraphResult,
@@ -119,7 +120,8 @@ async def lifespan(resources: ModuleResources) -> AsyncIterator[MemoryState]:
                     logger=resources.logger,
                     task_group=tg,
                 )
-            state = MemoryState(engine, settings, embedder, analyzer, index)
+            gate = Gate(tg, settings.cpu_workers, settings.cpu_deadline_s)
+            state = MemoryState(engine, settings, embedder, analyzer, index, gate)
             if index is not None:
                 await index.sync()
             else:
@@ -142,7 +144,10 @@ async def lifespan(resources: ModuleResources) -> AsyncIterator[MemoryState]:
 async def save(
     ctx: Ctx,
     namespace: Namespace,
-    content: Annotated[str, Field(min_length=1, description="the memo's text")],
+    content: Annotated[
+        str,
+        Field(min_length=1, description="the memo's text (semantic search reads its first few thousand characters)"),
+    ],
     metadata: Annotated[
         dict[str, Any] | None, Field(default=None, description="JSON object; merged into the stored one on update")
     ] = None,
@@ -179,7 +184,9 @@ async def save(
 async def search(
     ctx: Ctx,
     namespace: Namespace,
-    query: Annotated[str | None, Field(default=None, description="text to search for")] = None,
+    query: Annotated[
+        str | None, Field(default=None, description="text to search for (at most 2,000 characters by default)")
+    ] = None,
     metadata_filter: Annotated[
         dict[str, Any] | None,
         Field(default=None, description="JSON object the memo's metadata must contain (or equal per key)"),

@@ -131,12 +131,14 @@ class SqliteVectorIndex:
 
     async def sync(self, conn: AsyncConnection | None = None) -> None:
         """Apply every logged change above the watermark (from this process or another)."""
+        if conn is None:
+            # the connection first, the lock second, as callers passing theirs do: the other order
+            # deadlocked a full pool (each holder waiting for the lock, its holder for a connection)
+            async with self._engine.connect() as own:
+                await self.sync(own)
+            return
         async with self._lock:
-            if conn is None:
-                async with self._engine.connect() as own:
-                    await self._catch_up(own)
-            else:
-                await self._catch_up(conn)
+            await self._catch_up(conn)
             self._schedule_builds()
 
     async def _catch_up(self, conn: AsyncConnection) -> None:

@@ -17,7 +17,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcpist.config import AuthSettings
 
 from .clients import ClientDocuments, redirect_uri_problem
-from .store import OAuthStore, StoredCode, StoredRefreshToken
+from .store import OAuthStore, PendingLimit, StoredCode, StoredRefreshToken
 
 logger = logging.getLogger("mcpist.auth.oauth")
 
@@ -75,7 +75,10 @@ class MCPistAuthProvider(OAuthAuthorizationServerProvider[StoredCode, StoredRefr
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         self.resource_for(params.resource)
-        request_id = await self.store.save_request(client.client_id, params)
+        try:
+            request_id = await self.store.save_request(client.client_id, params)
+        except PendingLimit as exc:
+            raise AuthorizeError("temporarily_unavailable", f"{exc}; try again in a few minutes") from None
         return f"{self._base_url}/oauth/consent?request={request_id}"
 
     async def load_authorization_code(

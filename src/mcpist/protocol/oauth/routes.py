@@ -15,9 +15,13 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import httpx
+from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler
+from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.routes import (
+    AUTHORIZATION_PATH,
+    REGISTRATION_PATH,
     REVOCATION_PATH,
     build_metadata,
     cors_middleware,
@@ -38,6 +42,7 @@ from ._compat import OptionalClientSecret
 from ._crypto import Keys, load_master_key
 from .clients import ClientDocuments
 from .external import ExternalJwtVerifier
+from .limits import Admission
 from .provider import MCPistAuthProvider
 from .session import Cookies
 from .signin import SignIn
@@ -72,7 +77,15 @@ def _issuer(settings: Settings) -> AnyHttpUrl:
 
 def _store(runtime: RuntimeLike, clock: Callable[[], float]) -> OAuthStore:
     keys = Keys(load_master_key(runtime.settings.data_dir))
-    return OAuthStore(runtime.engine, keys, issuer=str(_issuer(runtime.settings)), clock=clock)
+    limits = runtime.settings.limits
+    return OAuthStore(
+        runtime.engine,
+        keys,
+        issuer=str(_issuer(runtime.settings)),
+        clock=clock,
+        pending_per_client=limits.pending_authorizations_per_client,
+        max_pending=limits.max_pending_authorizations,
+    )
 
 
 def token_verifiers(
@@ -150,11 +163,19 @@ def oauth_routes(
     metadata.token_endpoint_auth_methods_supported = ["client_secret_post", "client_secret_basic", "none"]
     metadata.client_id_metadata_document_supported = settings.client_metadata_documents
     metadata.authorization_response_iss_parameter_supported = True
+    admission = Admission(store, runtime.settings.limits, clock)
     routes: list[Route] = []
     for route in create_auth_routes(
         provider, issuer, client_registration_options=registration, revocation_options=revocation
     ):
-        if route.path == METADATA_PATH:
+        # the unauthenticated endpoints that store what they are sent, behind `settings.limits`
+        if route.path == REGISTRATION_PATH:
+            register = admission.register_endpoint(RegistrationHandler(provider, registration))
+            route = Route(REGISTRATION_PATH, endpoint=register, methods=["POST", "OPTIONS"])
+        elif route.path == AUTHORIZATION_PATH:
+            authorize = admission.authorize_endpoint(AuthorizationHandler(provider))
+            route = Route(AUTHORIZATION_PATH, endpoint=authorize, methods=["GET", "POST"])
+        elif route.path == METADATA_PATH:
             route = Route(
                 METADATA_PATH,
                 endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),

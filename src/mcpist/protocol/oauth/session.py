@@ -2,7 +2,8 @@
 
 - session: who signed in, until when (HMAC-signed with a key derived from the master key);
 - browser: a random id the CSRF tokens of the forms are bound to (so a login form is protected too);
-- upstream: state, PKCE verifier and nonce of an upstream sign-in in flight.
+- upstream: state, PKCE verifier and nonce of an upstream sign-in in flight;
+- device: this browser once signed in with a password as this email (sign-in limits count it on its own).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from starlette.responses import Response
 from ._crypto import Keys
 
 UPSTREAM_TTL_S = 600
+DEVICE_TTL_S = 180 * 86_400
 
 
 class Cookies:
@@ -31,6 +33,7 @@ class Cookies:
         self._session = prefix + "mcpist_session"
         self._browser = prefix + "mcpist_browser"
         self._upstream = prefix + "mcpist_upstream"
+        self._device = prefix + "mcpist_device"
 
     def _set(self, response: Response, name: str, value: str, max_age: int) -> None:
         response.set_cookie(name, value, max_age=max_age, path="/", secure=self._secure, httponly=True, samesite="lax")
@@ -83,3 +86,16 @@ class Cookies:
 
     def clear_upstream(self, response: Response) -> None:
         response.delete_cookie(self._upstream, path="/", secure=self._secure, httponly=True, samesite="lax")
+
+    def device(self, request: Request, email: str) -> str | None:
+        """The id of the device cookie this browser holds for `email`, if any."""
+        payload = self._read(request, self._device, "device")
+        if payload is None or payload.get("e") != email or not isinstance(payload.get("d"), str):
+            return None
+        return str(payload["d"])
+
+    def set_device(self, response: Response, email: str) -> None:
+        value = self._keys.sign(
+            {"t": "device", "e": email, "d": secrets.token_urlsafe(12), "exp": int(self._clock()) + DEVICE_TTL_S}
+        )
+        self._set(response, self._device, value, DEVICE_TTL_S)

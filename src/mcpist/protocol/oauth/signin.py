@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import html
 import logging
+import math
 import secrets
 from collections.abc import Callable
 from urllib.parse import quote, urlsplit
@@ -60,6 +61,7 @@ class SignIn:
             max_failures=settings.login_max_failures,
             max_failures_per_ip=settings.login_max_failures_per_ip,
             window_s=settings.login_window_s,
+            backoff_s=settings.login_backoff_s,
             clock=clock,
         )
 
@@ -156,8 +158,11 @@ class SignIn:
         if not self._settings.password_login:
             return message("Sign in", "Password sign-in is turned off on this server.", status_code=404)
         email, password = str(form.get("email", "")).strip().lower(), str(form.get("password", ""))
+        # the client address is the proxy's unless it is one of `trusted_proxies` (uvicorn's proxy headers)
         ip = request.client.host if request.client else None
-        if await self._limiter.blocked(email, ip):
+        device = self._cookies.device(request, email)
+        wait = await self._limiter.wait_s(email, ip, device)
+        if wait > 0:
             logger.warning("sign-in for %s from %s refused: too many failures", email, ip)
             response = self._login_page(
                 request,
@@ -166,15 +171,17 @@ class SignIn:
                 status=429,
                 error="Too many failed sign-ins. Wait a while and try again.",
             )
-            response.headers["Retry-After"] = str(self._settings.login_window_s)
+            response.headers["Retry-After"] = str(math.ceil(wait))
             return response
         user = await check_password(self._engine, email, password)
         if user is None:
-            await self._limiter.record_failure(email, ip)
+            await self._limiter.record_failure(email, ip, device)
             logger.info("sign-in for %s from %s failed", email, ip)
             return self._login_page(request, request_id, email=email, status=403, error="Wrong email or password.")
-        await self._limiter.clear(email)
-        return self._after_sign_in(user, request_id)
+        await self._limiter.clear(email, ip, device)
+        response = self._after_sign_in(user, request_id)
+        self._cookies.set_device(response, email)
+        return response
 
     async def consent(self, request: Request) -> Response:
         if request.method == "GET":

@@ -38,12 +38,27 @@ class StoredRefreshToken(RefreshToken):
     grant_id: str
 
 
+class PendingLimit(Exception):
+    """Too many authorizations wait for sign-in and consent (of this client, or in all)."""
+
+
 class OAuthStore:
-    def __init__(self, engine: AsyncEngine, keys: Keys, *, issuer: str, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        keys: Keys,
+        *,
+        issuer: str,
+        clock: Callable[[], float],
+        pending_per_client: int = 20,
+        max_pending: int = 2_000,
+    ) -> None:
         self.engine = engine
         self.keys = keys
         self._issuer = issuer
         self._clock = clock
+        self._pending_per_client = pending_per_client
+        self._max_pending = max_pending
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), UTC)
@@ -59,6 +74,26 @@ class OAuthStore:
                     client_id=info.client_id, info=record, secret_sealed=sealed, created_at=self.now()
                 )
             )
+
+    async def count_clients(self) -> int:
+        async with self.engine.connect() as conn:
+            return int((await conn.scalar(sa.select(sa.func.count()).select_from(oauth_clients))) or 0)
+
+    async def expire_unused_clients(self, older_than_s: float) -> int:
+        """Remove clients registered over `older_than_s` ago that hold no code, token or pending request."""
+        cutoff = self.now() - timedelta(seconds=older_than_s)
+        in_use = sa.union(
+            sa.select(oauth_codes.c.client_id),
+            sa.select(oauth_tokens.c.client_id),
+            sa.select(oauth_requests.c.client_id),
+        )
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                oauth_clients.delete().where(
+                    oauth_clients.c.created_at < cutoff, oauth_clients.c.client_id.not_in(in_use.scalar_subquery())
+                )
+            )
+        return int(result.rowcount or 0)
 
     async def load_client(self, client_id: str) -> OAuthClientInformationFull | None:
         query = sa.select(oauth_clients.c.info, oauth_clients.c.secret_sealed).where(
@@ -79,9 +114,17 @@ class OAuthStore:
     # pending authorization requests, between /authorize and the consent page
 
     async def save_request(self, client_id: str, params: AuthorizationParams) -> str:
+        """Raises: PendingLimit: the client, or the server, has as many pending requests as it may."""
         request_id = new_token("")
         async with self.engine.begin() as conn:
             await conn.execute(oauth_requests.delete().where(oauth_requests.c.expires_at <= self.now()))
+            count = sa.select(sa.func.count()).select_from(oauth_requests)
+            if (
+                await conn.scalar(count.where(oauth_requests.c.client_id == client_id)) or 0
+            ) >= self._pending_per_client:
+                raise PendingLimit(f"this client has {self._pending_per_client} authorizations waiting for the user")
+            if (await conn.scalar(count) or 0) >= self._max_pending:
+                raise PendingLimit("too many authorizations are waiting for their users")
             await conn.execute(
                 oauth_requests.insert().values(
                     id_hash=digest(request_id),

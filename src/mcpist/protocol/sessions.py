@@ -1,0 +1,208 @@
+"""Streamable HTTP sessions with quotas per token and per user, so nobody can use up the server's.
+
+The SDK caps sessions for the whole server only (10,000): one token could open them all and lock
+every other client out until they expired. Here a token (or OAuth grant) holds at most
+`limits.sessions_per_token` and a user `limits.sessions_per_user`; a new session beyond either first
+closes that token's (or user's) least recently used idle session, which clients reopen on their
+next request (404 then initialize), and when all of them are busy the new one is refused with 429
+and RESOURCE_EXHAUSTED. Idle sessions close after `limits.session_idle_s`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections import Counter, OrderedDict
+from typing import Any
+
+import anyio
+from mcp.server import Server
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, AuthorizationContext
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from starlette.types import Message, Receive, Scope, Send
+
+from mcpist.config import LimitsSettings
+from mcpist.errors import ResourceExhausted
+
+__all__ = ["QuotaSessionManager", "SessionQuotaApp"]
+
+logger = logging.getLogger("mcpist.protocol")
+
+Owner = tuple[str, str]
+"""(token key, user key) of a session."""
+
+
+def _owner(client_id: str | None, subject: str | None) -> Owner | None:
+    if subject is None:
+        return None
+    return f"token:{client_id}|{subject}", f"user:{subject}"
+
+
+class QuotaSessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, counting each session against its token and its user."""
+
+    def __init__(
+        self,
+        app: Server[Any],
+        *,
+        limits: LimitsSettings,
+        security_settings: TransportSecuritySettings | None = None,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+    ) -> None:
+        super().__init__(
+            app,
+            security_settings=security_settings,
+            max_request_body_size=max_request_body_size,
+            session_idle_timeout=limits.session_idle_s,
+            max_sessions=limits.max_sessions,
+        )
+        self.limits = limits
+        self._owners: OrderedDict[str, Owner] = OrderedDict()
+        """Session id -> owner, least recently used first."""
+        self._transports: dict[str, StreamableHTTPServerTransport] = {}
+        self._open: Counter[str] = Counter()
+        self._opening: Counter[str] = Counter()
+        """Sessions being opened right now (admitted by `SessionQuotaApp`, not yet by the SDK)."""
+
+    def open_sessions(self, key: str) -> int:
+        return self._open[key]
+
+    def touch(self, session_id: str) -> None:
+        if session_id in self._owners:
+            self._owners.move_to_end(session_id)
+
+    def make_room(self, owner: Owner) -> ResourceExhausted | None:
+        """Close idle sessions of `owner`'s token and user until one more fits; the refusal when none can."""
+        for key, setting in zip(owner, ("sessions_per_token", "sessions_per_user"), strict=True):
+            limit: int = getattr(self.limits, setting)
+            while self._open[key] + self._opening[key] >= limit:
+                if not self._close_idle(key):
+                    return ResourceExhausted(
+                        f"this {setting.rpartition('_')[2]} already has {limit} open MCP sessions, its limit "
+                        f"(limits.{setting}), and all are busy; end one (DELETE /mcp) or wait for one to finish",
+                        {"quota": f"limits.{setting}", "limit": limit},
+                    )
+        return None
+
+    def _close_idle(self, key: str) -> bool:
+        for session_id, owner in self._owners.items():
+            if key not in owner:
+                continue
+            scope = self._transports[session_id].idle_scope
+            # a request in flight (an open GET stream included) sets the deadline to infinity
+            if scope is not None and not scope.cancel_called and scope.deadline != math.inf:
+                logger.info("closing idle MCP session %s to make room for a new one of %s", session_id[:8], key)
+                self._forget(session_id)
+                scope.cancel()
+                return True
+        return False
+
+    def opening(self, owner: Owner, delta: int) -> None:
+        for key in owner:
+            self._opening[key] += delta
+            if not self._opening[key]:
+                del self._opening[key]
+
+    def _forget(self, session_id: str) -> None:
+        owner = self._owners.pop(session_id, None)
+        self._transports.pop(session_id, None)
+        for key in owner or ():
+            self._open[key] -= 1
+            if not self._open[key]:
+                del self._open[key]
+
+    # the SDK's hooks: a session is registered under its creation lock and discarded however it ends
+
+    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        transport = super()._admit_session(requestor)
+        owner = _owner(requestor["client_id"], requestor["subject"]) if requestor is not None else None
+        if transport is not None and owner is not None and transport.mcp_session_id is not None:
+            self._owners[transport.mcp_session_id] = owner
+            self._transports[transport.mcp_session_id] = transport
+            for key in owner:
+                self._open[key] += 1
+        return transport
+
+    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        self._forget(session_id)
+        await super()._discard_session(session_id, transport)
+
+
+class SessionQuotaApp:
+    """In front of the session manager: a request that would open a session must fit its owner's quotas."""
+
+    def __init__(self, manager: QuotaSessionManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        user = scope.get("user")
+        owner = None
+        if isinstance(user, AuthenticatedUser):
+            owner = _owner(user.access_token.client_id, user.access_token.subject)
+        # the SDK opens a session for a request without a session id on the handshake revisions only
+        opens = session_id is None and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS)
+        if session_id is not None:
+            self.manager.touch(session_id)
+        if not opens or owner is None:
+            await _answer(self.manager, scope, receive, send)
+            return
+        refusal = self.manager.make_room(owner)
+        if refusal is not None:
+            logger.warning("refusing a new MCP session: %s", refusal.message)
+            await _refuse(refusal)(scope, receive, send)
+            return
+        self.manager.opening(owner, 1)
+        try:
+            await _answer(self.manager, scope, receive, send)
+        finally:
+            self.manager.opening(owner, -1)
+
+
+class _Once:
+    """`send` that drops what follows a completed response, instead of breaking the connection.
+
+    The SDK answers a notification 202 and then, when its session ended meanwhile (a DELETE racing
+    it), tries to answer it again with a 500 and re-raises (an SDK bug, mcp 2.3): the client already
+    has its answer, so neither may reach uvicorn as an error of the application.
+    """
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.done = False
+
+    async def __call__(self, message: Message) -> None:
+        if self.done:
+            logger.debug("dropped %s sent after the response was complete", message["type"])
+            return
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.done = True
+        await self._send(message)
+
+
+async def _answer(manager: QuotaSessionManager, scope: Scope, receive: Receive, send: Send) -> None:
+    once = _Once(send)
+    try:
+        await manager.handle_request(scope, receive, once)
+    except anyio.ClosedResourceError:
+        if not once.done:
+            raise
+        logger.info("a message arrived as its MCP session ended; it was answered already")
+
+
+def _refuse(error: ResourceExhausted) -> Response:
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32000, "message": f"{error.code}: {error.message}", "data": error.to_dict()},
+    }
+    return Response(json.dumps(body), status_code=429, media_type="application/json")
