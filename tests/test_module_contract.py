@@ -196,6 +196,7 @@ def test_the_public_api_is_pinned() -> None:
         "PromptProvider",
         "PromptResult",
         "ResolvedAccount",
+        "ResourceExhausted",
         "ResourceSpec",
         "Sampler",
         "ServiceSettings",

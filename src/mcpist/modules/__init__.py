@@ -9,6 +9,7 @@ from mcpist.errors import (
     MCPistError,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     Unauthenticated,
     Unavailable,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "PromptProvider",
     "PromptResult",
     "ResolvedAccount",
+    "ResourceExhausted",
     "ResourceSpec",
     "Sampler",
     "ServiceSettings",

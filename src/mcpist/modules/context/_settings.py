@@ -33,6 +33,9 @@ class ContextSettings(BaseModel):
     max_keywords: Annotated[int, Field(ge=0, le=20)] = 5
     max_message_chars: Annotated[int, Field(ge=100, le=100_000)] = 8000
     max_response_chars: Annotated[int, Field(ge=100, le=1_000_000)] = 32_000
+    max_sessions_per_user: Annotated[
+        int, Field(ge=1, le=100_000, description="live sessions one user may hold; more is RESOURCE_EXHAUSTED")
+    ] = 200
     listed_prompts: Annotated[
         int, Field(ge=0, le=100, description="sessions offered as argument-less MCP prompts, newest first")
     ] = 20

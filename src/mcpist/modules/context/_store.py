@@ -68,6 +68,16 @@ async def create_session(conn: AsyncConnection, user_id: str, now: datetime) -> 
     return session
 
 
+async def count_live_sessions(conn: AsyncConnection, user_id: str, cutoff: datetime) -> int:
+    """How many of the user's sessions have not expired."""
+    query = (
+        sa.select(sa.func.count())
+        .select_from(t.sessions)
+        .where(t.sessions.c.user_id == user_id, t.sessions.c.updated_at >= cutoff)
+    )
+    return int((await conn.execute(query)).scalar_one())
+
+
 async def get_session(conn: AsyncConnection, user_id: str, session_id: str, cutoff: datetime) -> SessionRow:
     """The caller's live session.
 

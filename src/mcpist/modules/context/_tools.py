@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcpist.modules import NotFound
+from mcpist.modules import NotFound, ResourceExhausted
 
 from . import _service, _store
 from ._module import Ctx, module
@@ -36,9 +36,17 @@ async def start_session(ctx: Ctx) -> StartSessionResult:
     """Start a conversation session with an empty context store; returns its session_id."""
     state = ctx.state
     now = state.clock()
+    limit = ctx.settings.max_sessions_per_user
     async with ctx.engine.begin() as conn:
         # expired sessions go here, where a new one starts, rather than on a timer of its own
-        await _store.purge_expired(conn, _service.cutoff(ctx.settings, now))
+        cutoff = _service.cutoff(ctx.settings, now)
+        await _store.purge_expired(conn, cutoff)
+        if await _store.count_live_sessions(conn, ctx.caller.user_id, cutoff) >= limit:
+            raise ResourceExhausted(
+                f"you already have {limit} open context sessions (max_sessions_per_user); end one with end_session "
+                "or let unused ones expire",
+                {"setting": "max_sessions_per_user", "limit": limit},
+            )
         session = await _store.create_session(conn, ctx.caller.user_id, now)
     return StartSessionResult(session_id=session.id, expires_at=_service.expires_at(ctx.settings, session))
 
