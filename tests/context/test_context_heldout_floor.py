@@ -9,7 +9,14 @@ final (2026-11-25):
     52 dialogs, 372 turns: intent first label 333/372 = 89.5% (en 87.8%, ja 91.3%); exact set 87.9%;
     goal kept 45/52 = 86.5%; final prompt right 22/52 = 42.3%
 
-Nothing was changed after that run. The floors sit a little under those figures so that a change
+Round 2 (training data widened by another author to 2,000 turns, structural fixes judged on cross-domain
+and cross-author splits of the training data only) was run once on it and once on heldout_v3 (50 dialogs by
+a third author, 2026-11-25):
+
+    v2: first label 346/372 = 93.0%; exact 91.4%; goal kept 44/52 = 84.6%; prompt right 25/52 = 48.1%
+    v3: first label 356/388 = 91.8%; exact 91.0%; goal kept 43/50 = 86.0%; prompt right 31/50 = 62.0%
+
+Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.
 """
 
@@ -23,6 +30,7 @@ import pytest
 from context_evaluation import play
 
 HELD_OUT = Path(__file__).parent / "heldout" / "dialogs_heldout_v2.json"
+HELD_OUT_V3 = Path(__file__).parent / "heldout_v3" / "dialogs_heldout_v3.json"
 
 
 @pytest.mark.anyio
@@ -32,7 +40,20 @@ async def test_the_independent_held_out_set_stays_above_its_floor(ctx: Any, call
     score = await play(ctx, call, json.loads(HELD_OUT.read_text(encoding="utf-8")))
     print(f"\nheld-out v2 (floor, not tuning):\n{score.line()}")
     assert score.turns == 372 and score.dialogs == 52
-    assert score.first / score.turns >= 0.87
-    assert score.exact / score.turns >= 0.85
+    assert score.first / score.turns >= 0.91
+    assert score.exact / score.turns >= 0.89
     assert score.goal_kept / score.dialogs >= 0.82
-    assert score.prompt_right / score.dialogs >= 0.38
+    assert score.prompt_right / score.dialogs >= 0.44
+
+
+@pytest.mark.anyio
+async def test_the_third_authors_held_out_set_stays_above_its_floor(ctx: Any, call: Any) -> None:
+    if not HELD_OUT_V3.is_file():
+        pytest.skip(f"{HELD_OUT_V3} is not there")
+    score = await play(ctx, call, json.loads(HELD_OUT_V3.read_text(encoding="utf-8")))
+    print(f"\nheld-out v3 (floor, not tuning):\n{score.line()}")
+    assert score.turns == 388 and score.dialogs == 50
+    assert score.first / score.turns >= 0.89
+    assert score.exact / score.turns >= 0.89
+    assert score.goal_kept / score.dialogs >= 0.82
+    assert score.prompt_right / score.dialogs >= 0.56

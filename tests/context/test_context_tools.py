@@ -105,11 +105,16 @@ async def test_a_goal_that_carried_a_replaced_constraint_is_flagged(ctx: Any, ca
     assert "来週の旅行を計画したいです。" in parts["Mission"]
     assert "5万円" not in parts["Mission"] + parts["Constraints"] and "8万円" in parts["Constraints"]
 
-    _, result = await _session(call, ctx, "I want to plan a trip to Kyoto under $2000.", "Actually, make it $3000.")
+    sid, result = await _session(call, ctx, "I want to plan a trip to Kyoto under $2000.", "Actually, make it $3000.")
     parts = sections(result["prompt"])
-    # one sentence holds both: the goal is never dropped, so the prompt says which one wins
-    assert "$2000" in parts["Mission"] and "the constraint (the latest decision) wins" in parts["Mission"]
+    # one sentence holds both: the goal is never dropped, its outdated value is masked and the
+    # prompt says which one wins
+    assert "- I want to plan a trip to Kyoto under (see Constraints)." in parts["Mission"]
+    assert "$2000" not in parts["Mission"] and "the constraint (the latest decision) wins" in parts["Mission"]
     assert "$3000" in parts["Constraints"] and "$2000" not in parts["Constraints"]
+
+    view = await call(ctx, "get_context", session_id=sid)
+    assert view["core"][0]["text"] == "I want to plan a trip to Kyoto under $2000."  # stored as said
 
 
 async def test_the_turn_context_keeps_the_last_exchanges(make_ctx: Any, call: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcpist.modules.context import _features, _intent, _train
+from mcpist.modules.context import _corpus, _features, _intent, _train
 from mcpist.modules.context._encoder import shared_encoder
 from mcpist.modules.context._text import Tokenizer, detect_language
 
@@ -18,19 +18,22 @@ DIALOG_FILES = [Path(__file__).parent / "dialogs.json", Path(__file__).parent / 
 def test_the_training_set_is_large_bilingual_and_labelled() -> None:
     data = _train.training_set()
     languages = Counter(detect_language(text) for text, _ in data.turns)
-    assert len(data.turns) >= 400 and min(languages.values()) >= 0.45 * len(data.turns)
+    assert len(data.turns) >= 1500 and min(languages.values()) >= 0.45 * len(data.turns)
     assert set(label for _, label in data.turns) == set(_intent.LABELS)
-    assert sum(same for *_, same in data.pairs) >= 80 and len(data.pairs) >= 400
-    for dialog in _train.dialogs():
-        for turn in dialog["turns"]:
-            assert 1 <= len(turn["intent"]) <= 2 and set(turn["intent"]) <= set(_intent.LABELS)
-            assert all(phrase in turn["user"] for phrase in turn.get("sets", {}).values()), turn
-            assert turn.get("goal", "") in turn["user"]
+    assert sum(same for *_, same in data.pairs) >= 300 and len(data.pairs) >= 1500
+    dialogs = _corpus.dialogs()
+    assert len({d.domain for d in dialogs}) >= 25 and len({d.style for d in dialogs}) >= 8
+    assert len({d.id for d in dialogs}) == len(dialogs)
+    for dialog in dialogs:
+        for turn in dialog.turns:
+            assert 1 <= len(turn.intent) <= 2 and set(turn.intent) <= set(_intent.LABELS)
+            assert all(phrase in turn.user for phrase in turn.sets.values()), turn
+            assert turn.goal is None or (turn.goal in turn.user and "PROBLEM_DEFINITION" in turn.intent), turn
         held: dict[str, str] = {}
-        for turn in dialog["turns"]:
-            for key, phrase in turn.get("sets", {}).items():
+        for turn in dialog.turns:
+            for key, phrase in turn.sets.items():
                 # else the evaluation could not tell the old value from the new one
-                assert key not in held or held[key] not in turn["user"], (dialog["id"], key)
+                assert key not in held or held[key] not in turn.user, (dialog.id, key)
                 held[key] = phrase
 
 
@@ -41,6 +44,34 @@ def test_the_training_set_does_not_copy_the_evaluation_dialogs() -> None:
     data = _train.training_set()
     texts = {text for text, _ in data.turns} | {t for old, new, _ in data.pairs for t in (old, new)}
     assert not texts & evaluation
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("X | hello", "unknown labels"),
+        ("C budget=$300 | I have $200.", "phrase in the text"),
+        ("C budget=$300 I have $300.", "LABELS"),
+        ("PQC goal=x | x", "unknown labels"),
+    ],
+)
+def test_a_malformed_line_is_refused(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "dialogs_x.txt"
+    path.write_text(f"== x-1 test terse\n{line}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        _corpus.read_dialogs(path)
+
+
+def test_dialog_pairs_group_the_candidates_of_each_revision() -> None:
+    dialog = _corpus.Dialog("x", "d", "s", "f")
+    dialog.turns = [
+        _corpus.Turn("Plan a party.", ["PROBLEM_DEFINITION"], goal="party"),
+        _corpus.Turn("Budget is $300.", ["CONSTRAINT_ADDITION"], sets={"budget": "$300"}),
+        _corpus.Turn("At the park.", ["CONSTRAINT_ADDITION"], sets={"place": "park"}),
+        _corpus.Turn("make that $400", ["REFINEMENT"], sets={"budget": "$400"}),
+    ]
+    *_, last = _corpus.dialog_pairs(dialog)
+    assert [(p.old, p.same) for p in last] == [("Budget is $300.", True), ("At the park.", False)]
 
 
 def test_retraining_reproduces_the_shipped_weights() -> None:

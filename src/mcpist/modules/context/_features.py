@@ -9,153 +9,22 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-ValueKind = Literal["money", "date", "duration", "count", "percent", "time", "frequency", "measure", "number"]
-VALUE_KINDS: tuple[ValueKind, ...] = (
-    "money",
-    "date",
-    "duration",
-    "count",
-    "percent",
-    "time",
-    "frequency",
-    "measure",
-    "number",
-)
-NUMERIC: frozenset[ValueKind] = frozenset({"money", "duration", "count", "percent", "measure", "number"})
+from ._values import NUMERAL
+from ._values import NUMERIC as NUMERIC
+from ._values import VALUE_KINDS as VALUE_KINDS
+from ._values import Value as Value
+from ._values import ValueKind as ValueKind
+from ._values import mask_values as mask_values
+from ._values import normalize as normalize
+from ._values import shape as shape
+from ._values import values_of as values_of
 
 _I = re.IGNORECASE
-_NUM = r"(?:\d[\d,.]*|[一二三四五六七八九十百千両半]+)"
-_EN_NUM = (
-    r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
-    r"|forty|fifty|a few|several|half an?)"
-)
-_MONTHS = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
-    r"|nov(?:ember)?|dec(?:ember)?"
-)
-_DAYS = r"mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun"
-
-# order matters: the first kind to claim a span keeps it
-_VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
-    ("percent", re.compile(rf"{_NUM}\s*(?:%|パーセント|割)|\b\d+\s*percent\b", _I)),
-    (
-        "money",
-        re.compile(
-            rf"[$€£¥]\s?\d[\d,.]*\s*[km]?\b|{_NUM}\s*(?:万|千|億)?\s*(?:円|ドル|ユーロ)"
-            rf"|\b\d[\d,.]*\s*k?\s*(?:dollars|euros?|usd|eur|yen|bucks|cad|gbp)\b|\b(?:cad|usd|eur)\s*\d[\d,.]*k?"
-            rf"|\b\d[\d,.]*k\b|(?<![\d万])\d+\s*万(?![人件字語キ本台回部個枚点名社店])|無料|有料|\bfree\b",
-            _I,
-        ),
-    ),
-    (
-        "time",
-        re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|(?:朝|夜|午前|午後)?\d{1,2}時(?!間)(?:半|\d+分)?", _I),
-    ),
-    (
-        "frequency",
-        re.compile(
-            rf"毎日|毎週|毎月|毎朝|毎晩|隔週|隔月|週\s*{_NUM}\s*回?|月\s*{_NUM}\s*回|(?:1|一)日(?:あたり|に)?(?=\s*\d)|年\s*{_NUM}\s*回"
-            rf"|\bevery (?:other )?(?:day|week|month|morning|evening|weekday|(?:{_DAYS})(?:day)?s?)\b"
-            rf"|\b{_EN_NUM}\s+(?:times|sessions|days|loaves?)\s+(?:a|per)\s+(?:day|week|month)\b"
-            rf"|\b(?:daily|weekly|monthly|biweekly|fortnightly)\b|\b(?:a|per) (?:day|week|month)\b",
-            _I,
-        ),
-    ),
-    (
-        "date",
-        re.compile(
-            rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
-            rf"|\b(?:end|middle|mid|beginning|start)[- ]of[- ](?:{_MONTHS}|q[1-4]|the (?:month|year|quarter))\b"
-            rf"|\bmid-(?:{_MONTHS})\b|\b(?:early|late)\s+(?:{_MONTHS})\b|\bq[1-4]\b"
-            rf"|\b(?:next|this|last)\s+(?:week|month|year|(?:{_DAYS})(?:day)?)\b|\b(?:{_DAYS})days?\b|\bthanksgiving\b"
-            rf"|\b(?:tomorrow|tonight|today)\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}\b"
-            rf"|{_NUM}\s*月\s*{_NUM}\s*日|{_NUM}\s*月(?:末|中|上旬|中旬|下旬|頭)?|(?<![\d泊])\d{{1,2}}\s*日(?=\s*(?:まで|に|から|締|〆|の|\())"
-            rf"|[月火水木金土日]曜日?|(?:再)?来週|今週|来月|今月|月末|年内|年末|年明け|来年|今年|週末|明日|今日",
-            _I,
-        ),
-    ),
-    (
-        "duration",
-        re.compile(
-            rf"{_NUM}\s*(?:分間?|時間|日間|日分|日|泊|週間|か月|ヶ月|カ月|ケ月|年間|秒)|半年|半日"
-            rf"|\b{_EN_NUM}[- ]?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|seconds?|secs?|ms)\b",
-            _I,
-        ),
-    ),
-    (
-        "measure",
-        re.compile(
-            rf"{_NUM}\s*(?:cm|mm|km|kg|gb|tb|mb|m2|平米|キロ|坪|インチ|℃)|\b\d+\s*(?:cm|km|kg|gb|tb|mb|c|miles?|feet|ft)\b",
-            _I,
-        ),
-    ),
-    (
-        "count",
-        re.compile(
-            rf"{_NUM}\s*(?:人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠|問)"
-            rf"|\b{_EN_NUM}\s+(?:[a-z][a-z-]*\s+)?(?:people|persons|users|seats|guests|attendees|participants|runners|pages|words"
-            rf"|slides|items|books|loaves|sessions|requests|messages|services|packages|jobs|steps|sections|chapters|bedrooms"
-            rf"|rooms|engineers|volunteers|customers|accounts|stores|questions|examples|options|ideas|lines|points|bullets"
-            rf"|of us|admins|employees|members|friends|kids|students|episodes|books?|tickets|licen[cs]es)\b",
-            _I,
-        ),
-    ),
-    # a bare number ("I can stretch to 650"): it sets some amount, the sentence says which
-    ("number", re.compile(r"(?<![\w.])\d[\d,.]*(?![\w.]*\d)", _I)),
-]
-
-_UNITS = re.compile(
-    r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
-    r"|people|persons|users|seats|guests|attendees|pages|words|slides|minutes?|hours?|days?|weeks?|months?)$",
-    _I,
-)
-_SAME_UNIT = {
-    "日分": "日",
-    "名": "人",
-    "people": "人",
-    "persons": "人",
-    "guests": "人",
-    "attendees": "人",
-    "文字": "字",
-    "pages": "ページ",
-}
-
-
-@dataclass(frozen=True)
-class Value:
-    kind: ValueKind
-    text: str
-    unit: str
-
-
-def normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
-def values_of(text: str) -> tuple[Value, ...]:
-    """The typed values in `text`, left to right (a span belongs to the first kind that claims it)."""
-    text = normalize(text)
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, Value]] = []
-    for kind, pattern in _VALUES:
-        for m in pattern.finditer(text):
-            start, end = m.span()
-            if end == start or any(start < e and s < end for s, e in taken):
-                continue
-            taken.append((start, end))
-            unit = _UNITS.search(m.group(0).strip())
-            name = unit.group(1).lower() if unit and kind != "date" else ""
-            found.append((start, Value(kind, m.group(0).strip(), _SAME_UNIT.get(name, name))))
-    return tuple(v for _, v in sorted(found, key=lambda pair: pair[0]))
-
-
 _PLACEHOLDER = {"ja": "\u3007\u3007", "en": "X"}
 
 
@@ -192,6 +61,20 @@ ADDITIVE = _cue(
 )
 # an explicit addition adds, whatever else it says ("On second thought, add Osaka as well")
 ADDS = _cue(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
+_CLAUSE = re.compile(r"[,;、:]|\s(?:but|and|so|because)\s|けど|ので|から(?=[、,])")
+
+
+def adds(text: str) -> bool:
+    """An explicit addition: "add Osaka as well". When the sentence sets a value, the word of addition
+    must be in the clause that holds it ("make that $100, I forgot I also need breakfast stuff" changes)."""
+    t = normalize(text)
+    if not ADDS.search(t):
+        return False
+    clauses = [c for c in _CLAUSE.split(t) if c.strip()]
+    valued = [c for c in clauses if values_of(c)]
+    return any(ADDS.search(c) for c in valued) if valued else True
+
+
 _NAMED_JA = re.compile(
     r"([^\s、。,]{1,20}?)(?:ではなく|じゃなくて|じゃなく|でなく|の代わりに|をやめて|はやめて|やめて)"
 )
@@ -211,6 +94,11 @@ def named_replacements(text: str, language: Language) -> list[str]:
     return [m.group(1).strip().lower() for m in pattern.finditer(t) if len(m.group(1).strip()) >= 2]
 
 
+# the user opens a separate request: "separately, ...", 「あと別件で」
+NEW_TOPIC = _cue(
+    r"別件|もう一つ|もうひとつ|話(?:は|が)?変わ|それとは別に|ついでに",
+    r"\bseparately\b|\banother thing\b|\bunrelated\b|\bon a different note\b|\bdifferent topic\b|\bone more thing\b",
+)
 NARROWING = _cue(
     r"具体的には|具体的に言うと|特に|とくに|中心に|重点|に絞|を優先|から始め|まずは|もっと言うと|細かく言うと",
     r"\bmore specifically\b|\bspecifically\b|\bin particular\b|\bespecially\b|\bmostly\b|\bmainly\b",
@@ -219,18 +107,37 @@ NARROWING = _cue(
 )
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|cool|nice|great|perfect|awesome|thanks?(?: (?:a lot|so much))?|thank you(?: so much)?|thx|ty|cheers"
-    r"|h+m+|lol|yes|yeah|yep|sure|alright|got it|understood|sounds good|interesting|hi|hello|hey(?: there)?"
-    r"|good (?:morning|evening|afternoon)|let me think(?: about it)?|i see|noted|makes sense|that helps|this is great"
+    r"|h+m+|lol|yes|yeah|yep|sure|alright|got it|understood|sounds good|interesting"
+    r"|(?:hi|hello|hey)(?: there| all| everyone| guys| team| folks)?|(?:good )?(?:morning|evening|afternoon)"
+    r"|let me think(?: about it)?|i see|noted|makes sense|that helps|this is great"
     r"|おけ|おk|了解(?:です|しました)?|承知(?:です|しました|いたしました)?|ありがと(?:う)?(?:ございます|ございました)?|どうも"
     r"|なるほど(?:ね)?|はい|いいね|いいです(?:ね)?|いい感じ(?:です)?|うーん|ふむ(?:ふむ)?|そっか|わかりました|分かりました"
     r"|こんにちは|こんばんは|おはよう(?:ございます)?|はじめまして|お世話になっております|よろしく(?:お願いします)?|やあ"
     r"|ちょっと考えます|助かりました|助かった|参考にします|また連絡します|どうしようかな"
+    r"|ha(?:ha)+|lol|lmao|omg|wow|brb|ugh|phew|yay|笑|w+|草|たしかに|うんうん|へえ|すごい|おつかれさまです|おつです"
+    r"|hope (?:you(?:'re| are)|your (?:day|week)(?:'s| is)|all is|everyone(?:'s| is))[\w' ]{0,20}"
+    r"|お疲れさまです|お疲れ様です|いつもお世話になっております"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!?、。\uff01\uff1f~〜ー…w]*)+$", _I)
 _ASK = _cue(
     r"教えて|おすすめ|オススメ|アドバイス|提案して|挙げて|出して|比較して|説明して|知りたい",
     r"\b(?:tell me|explain|suggest|recommend|show me|give me|list|draft|compare|outline|walk me through)\b",
 )
+# a request for information, a question whatever its form: 「書き方も教えてください」, "walk me through it"
+INFO_REQUEST = _cue(
+    r"教えて|知りたい|説明して|アドバイス(?:を|が)?(?:ください|下さい|ほしい|欲しい|もらえ)|おすすめ(?:は|を)",
+    r"\btell me\b|\bexplain\b|\bwalk me through\b|\brecommend\b|\bsuggest\b|\bany (?:advice|tips)\b",
+)
+
+
+def asks_for_information(text: str) -> bool:
+    """A request for information that sets nothing (no value, no limit, no must, no narrowing)."""
+    t = normalize(text)
+    if not INFO_REQUEST.search(t) or values_of(t):
+        return False
+    return not any(p.search(t) for p in (NARROWING, _NEGATION_EN, _LIMIT, _MUST, REVISION))
+
+
 _QMARK = re.compile(r"[?\uff1f]")
 _JA_Q_END = re.compile(
     r"(?:か|ですか|ますか|でしょうか|かな|かね|の|ない|ある|いい|る|た)[?\uff1f]\s*$|(?:ですか|ますか|でしょうか|ませんか)[。.]?\s*$"
@@ -238,18 +145,34 @@ _JA_Q_END = re.compile(
 _EN_Q_START = re.compile(
     r"^(?:(?:what|how|why|when|where|which|who|whom|whose)\b|(?:is|are|am|was|were|can|could|should|would|will|do|does"
     r"|did|must|may|might|shall|have|has)\s+(?:i|we|you|it|they|he|she|this|that|these|those|there|the|my|our|your|a|an"
-    r"|any|anyone|someone)\b|any (?:ideas|tips|suggestions|thoughts)\b)",
+    r"|any|anyone|someone|people)\b|any (?:idea|ideas|tips|suggestions|thoughts|advice|recommendations)\b"
+    # "is non-solicit normally in an NDA": is / are / does / did open a question, whatever the subject
+    r"|(?:is|are|was|were|does|did)\s+(?!not\b|n't\b|fine\b|ok\b|okay\b|good\b|great\b|welcome\b)[\w-]+\s+\w)",
     _I,
 )
+# a Japanese question without a question mark: a question word and a questioning ending
+# (「発酵って何度くらいが正解なのかな」); 「何でも」「どこでも」 (any) are no question words
+_JA_WH = re.compile(
+    r"(?:何|なに|なん|どう|どこ|いつ|誰|だれ|どれ|どの|どんな|どっち|どちら|いくら|いくつ|なぜ|なんで)"
+    r"(?!でも|も|とか|か[^ら]|にか|ぞ)"  # 「なんとか」「何か」「どうにか」: no question words
+)
+_JA_WH_END = re.compile(r"(?:か|かな|かね|の|っけ|だろう|でしょう|いい|べき|ある|良い)[。.\s]*$")
+_JA_ASKING_END = re.compile(r"(?:だろうか|のかな|かしら|でしょうかね)[。.\s]*$")
 _REQUEST_Q = _cue(
     r"(?:もらえ|くれ|いただけ|頂け)(?:ます|ません)?か|てくれる[?\uff1f]|できますか|できる[?\uff1f]",
     r"^(?:could|can|would) you\b",
+)
+# a request to set a value, phrased as a question: 「7日分にしてもらえますか」, "could you make it 25 minutes?"
+SETTING_REQUEST = _cue(
+    r"に(?:して|変更して|延ばして|増やして|減らして|変えて|延長して|短縮して)(?:もらえ|いただけ|くれ|くださ|ほしい)",
+    r"^(?:could|can|would) you (?:please )?(?:make|change|move|set|bump|cap|raise|lower|switch|extend|push|limit|keep"
+    r"|shorten|reduce|increase)\b",
 )
 _IMPERATIVE = _cue(
     r"てください|て下さい|でください|でお願い|にして|にしといて|ように|こと[。!\uff01]?\s*$|して[。!\uff01]?\s*$|で[。!\uff01]?\s*$",
     r"^(?:please\s+)?(?:use|keep|make|limit|include|avoid|add|send|post|focus|change|move|switch|lower|drop|put|cap|go|let'?s)\b",
 )
-_WISH = _cue(
+WISH = _cue(
     r"たい|ほしい|欲しい|したく|つもり|予定|考えて(?:い|おり|ます)|検討",
     r"\b(?:want|wanna|would like|'d like|need|needs|hoping|hope|looking to|looking for|trying to|plan(?:ning)? to)\b",
     r"\b(?:goal|aim)\b",
@@ -261,6 +184,9 @@ _GOAL_NOUN = _cue(
 _NEGATION = _cue(
     r"ない|禁止|避け|不可|NG|やめ|なし|抜き|以外",
     r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot|nothing|none)\b",
+)
+_NEGATION_EN = _cue(
+    r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot)\b|ない(?!です|でした)|禁止|避け|不可|NG|なし"
 )
 _LIMIT = _cue(
     r"以内|以下|未満|以上|まで|上限|最大|最低|程度|くらい|ぐらい|前後|だけ|のみ|しか|限",
@@ -300,16 +226,45 @@ def _has(pattern: re.Pattern[str], text: str) -> float:
     return 1.0 if pattern.search(text) else 0.0
 
 
+_WORDLESS = re.compile(r"^[^\w]*$")
+
+
+_THANKS = _cue(
+    r"\bthanks?\b|\bthank you\b|\bthx\b|\bappreciate (?:it|that|this)\b|ありがと|助かり|助かる|助かった|感謝|参考になり"
+    r"|お礼|恐縮"
+)
+
+
 def is_filler(text: str) -> bool:
-    """Greetings, thanks and acknowledgements with nothing else in them (short)."""
+    """Greetings, thanks and acknowledgements with nothing else in them, or no word at all (👍, 🙏).
+
+    A short sentence of thanks counts too when it sets nothing ("thanks, that already helps",
+    「ありがとうございます、少し落ち着きました」), but not one that also limits or asks for something.
+    """
     text = normalize(text)
-    return bool(_FILLER.match(text))
+    if _FILLER.match(text) or _WORDLESS.match(text):
+        return True
+    return (
+        len(text) <= 60
+        and _THANKS.search(text) is not None
+        and not values_of(text)
+        and not any(p.search(text) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE))
+    )
+
+
+def is_wordless(text: str) -> bool:
+    """Only punctuation, symbols or emoji: the tail of the sentence before it ("thanks!!" → "thanks!", "!")."""
+    return bool(_WORDLESS.match(normalize(text)))
 
 
 def is_interrogative(text: str) -> bool:
     """A question by its form: a question mark, a Japanese question ending, or an English question opening."""
     text = normalize(text)
-    return bool(_QMARK.search(text) or _JA_Q_END.search(text) or (_EN_Q_START.search(text) and not text.endswith(".")))
+    if _QMARK.search(text) or _JA_Q_END.search(text) or _JA_ASKING_END.search(text):
+        return True
+    if _JA_WH.search(text) and _JA_WH_END.search(text):
+        return True
+    return bool(_EN_Q_START.search(text) and not text.endswith("."))
 
 
 def cue(pattern: re.Pattern[str], text: str) -> str | None:
@@ -328,7 +283,7 @@ def features(text: str, language: Language) -> Vector:
         _has(_REQUEST_Q, t),
         _has(_ASK, t),
         _has(_IMPERATIVE, t),
-        _has(_WISH, t),
+        _has(WISH, t),
         _has(_GOAL_NOUN, t),
         _has(_NEGATION, t),
         _has(_LIMIT, t),
@@ -353,13 +308,6 @@ _STRIP = [
 ]
 
 
-_NUMERAL = re.compile(
-    r"\d[\d,.]*(?:\s*[km]\b)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
-    r"|thirty|forty|fifty|a few|several|half an?)\b|[一二三四五六七八九十百千両半]+",
-    _I,
-)
-
-
 def attribute_text(text: str, language: Language) -> str:
     """What the sentence sets, without the value and the revision words: "The budget is $3k" → "The budget is $X".
 
@@ -372,15 +320,33 @@ def attribute_text(text: str, language: Language) -> str:
         start = t.find(v.text, pos)
         if start < 0:
             continue
-        masked = mark if v.kind in ("date", "time") else _NUMERAL.sub(mark, v.text)
+        masked = mark if v.kind in ("date", "time") else NUMERAL.sub(mark, v.text)
         out += [t[pos:start], masked if masked != v.text else mark]
         pos = start + len(v.text)
     out.append(t[pos:])
-    result = "".join(out)
+    result = _value_clauses("".join(out), mark) if pos else "".join(out)
     for pattern in _STRIP:
         result = pattern.sub(" ", result)
     result = " ".join(result.split()).strip(" ,、。.")
     return result or t
+
+
+_CLAUSE_SPLIT = re.compile(r"(?<=[,;、])\s*|\s+(?=(?:but|so|because|since)\s)")
+
+
+def _value_clauses(masked: str, mark: str) -> str:
+    """Of a sentence that sets a value, the clauses that hold one and the short ones that name it:
+    "make that $X, I forgot I also need breakfast stuff" → "make that $X"; 「予算、週〇〇円まで」 stays whole."""
+    clauses = [c for c in _CLAUSE_SPLIT.split(masked) if c and c.strip()]
+    if len(clauses) < 2:
+        return masked
+
+    def short(clause: str) -> bool:
+        words = clause.split()
+        return len(words) <= 2 if clause.isascii() else len(clause.strip(" ,、")) <= 6
+
+    kept = [c for c in clauses if mark in c or short(c)]
+    return " ".join(kept) if kept else masked
 
 
 _JA_TOPIC = re.compile(r"(?:^|[、,\s])([^、,。\s]{1,10}?)は")

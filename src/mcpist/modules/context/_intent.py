@@ -2,13 +2,15 @@
 
 - Intent: multinomial logistic regression over [sentence embedding, cheap features] → the five
   labels of seed 004 §4.2.
-- Same attribute: logistic regression over features of a (stored item, new statement) pair →
-  the probability that both set the same attribute (deadline, budget, head count, tool ...).
+- Same attribute: logistic regression over features of a (stored item, new statement) pair, some
+  of which compare the item with the other stored candidates → the probability that the new
+  statement sets the item's attribute anew (deadline, budget, head count, tool ...).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,7 +45,20 @@ PAIR_FEATURES: tuple[str, ...] = (
     "shared_kind_x_revision",
     "shared_unit_x_revision",
     "valueless_without_cue",
+    "shared_shape",
+    # among the stored candidates: the only one that shares a kind of value, or a unit, with the new
+    # statement ("make that 40" after a single count), and the closest by what is set
+    "only_shared_kind",
+    "only_shared_unit",
+    "closest_attribute",
+    "closest_attribute_x_shared_kind",
+    "latest_shared_kind",
+    # the new statement is little more than a value ("16, forgot two", 「3時間もらえた」, "make it nine")
+    "bare_x_shared_kind",
+    "bare_x_only_shared_kind",
 )
+_BASE = 18
+BARE_TERMS = 2  # a statement with a value and at most this many content words is little more than the value
 
 
 @dataclass(frozen=True)
@@ -73,9 +88,37 @@ class Weights:
         p /= p.sum()
         return {label: float(p[i]) for i, label in enumerate(LABELS)}
 
-    def same_attribute(self, new: Side, old: Side) -> float:
-        z = float(self.pair_w @ pair_features(new, old) + self.pair_b)
-        return 1.0 / (1.0 + math.exp(-z))
+    def same_attribute(self, new: Side, olds: Sequence[Side]) -> list[float]:
+        """For each stored statement, the probability that `new` sets the same attribute anew."""
+        if not olds:
+            return []
+        z = pair_rows(new, olds) @ self.pair_w + self.pair_b
+        return [1.0 / (1.0 + math.exp(-float(v))) for v in z]
+
+
+def pair_rows(new: Side, olds: Sequence[Side]) -> NDArray[np.float64]:
+    """The features of (new, old) for every candidate `old`, with those that compare the candidates."""
+    base = np.stack([pair_features(new, old) for old in olds])
+    kind, unit, attribute = base[:, 2], base[:, 3], base[:, 1]
+    closest = (attribute >= attribute.max() - 1e-9).astype(np.float64)
+    latest = np.zeros(len(olds))
+    if kind.any():
+        latest[int(np.flatnonzero(kind)[-1])] = 1.0  # candidates come oldest first
+    only_kind = kind * (kind.sum() == 1)
+    bare = 1.0 if new.values and len(new.terms) <= BARE_TERMS else 0.0
+    extra = np.stack(
+        [
+            only_kind,
+            unit * (unit.sum() == 1),
+            closest,
+            closest * kind,
+            latest,
+            bare * kind,
+            bare * only_kind,
+        ],
+        axis=1,
+    )
+    return np.concatenate([base, extra], axis=1)
 
 
 def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
@@ -115,8 +158,15 @@ def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
         shared_unit * revision,
         # "It must be fast." → "It must be cheap.": alike sentences, no value, no word of change
         1.0 if not kinds_new and not kinds_old and not revision else 0.0,
+        # "$5k" and "$6k", 「週5000円」and「週6000円」: written the same way but for the number
+        1.0 if _shapes(new) & _shapes(old) else 0.0,
     ]
+    assert len(row) == _BASE
     return np.asarray(row, dtype=np.float64)
+
+
+def _shapes(side: Side) -> set[str]:
+    return {f.shape(v) for v in side.values if v.kind != "number"}  # a bare number's unit is only a guess
 
 
 def _shared_topic(new: Side, old: Side) -> bool:

@@ -32,6 +32,7 @@ REPLACE_REVISED = 0.3  # the same when the message says it changes something (a 
 ATTACH = 0.2  # below this similarity a refinement attaches to the goal
 TITLE_CHARS = 80
 _IMPORTANT = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
+_CONDITIONS = {"CONSTRAINT_ADDITION", "REFINEMENT"}
 
 TermsOf = Callable[[str], list[str]]
 
@@ -119,8 +120,12 @@ class _Turn:
     def replacement(self, s: Sentence) -> tuple[Item, float] | None:
         """The stored item the sentence sets anew, if any."""
         text = f.normalize(s.text)
-        if (self.reading.narrowing and not self.reading.revision) or f.ADDS.search(text):
+        if (self.reading.narrowing and not self.reading.revision) or f.adds(text):
             return None  # "more specifically ...", "add Osaka as well": detail or addition, no replacement
+        topic = f.topic_of(s.text, self.reading.language)
+        terms = frozenset(self.terms_of(s.text))
+        if not s.values and not terms and topic is None:
+            return None  # "ok go with that", 「それでお願いします」: nothing in it says what it sets
         revises = bool(self.reading.revision or self.reading.accepted) or s.top == "REFINEMENT"
         # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
         # when no stored item says it, the revision is about something never stored
@@ -133,11 +138,16 @@ class _Turn:
             mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
         bar = REPLACE_REVISED if revises else REPLACE
-        topic = f.topic_of(s.text, self.reading.language)
-        new = Side(s.text, s.vector, s.attribute, s.values, frozenset(self.terms_of(s.text)), topic)
+        # a condition stated inside the goal is masked in the mission once replaced: only a message
+        # that says it changes something may do that (「3級は去年取りました」 leaves 「簿記2級に合格したい」)
+        cued = bool(self.reading.revision or self.reading.accepted)
+        goals = [g for g in self.items if g.active and g.kind == "problem"]
+        candidates = [c for c in candidates if cued or not any(g.turn == c.turn and c.text in g.text for g in goals)]
+        new = Side(s.text, s.vector, s.attribute, s.values, terms, topic)
         best: tuple[Item, float] | None = None
-        for old in candidates:
-            p = self.weights.same_attribute(new, self.side(old))
+        for old, p in zip(
+            candidates, self.weights.same_attribute(new, [self.side(c) for c in candidates]), strict=True
+        ):
             if p >= bar and (best is None or p >= best[1]):
                 best = (old, p)
         return best
@@ -208,9 +218,13 @@ def plan_turn(
         keywords=[],
     )
     t = _Turn(after, items, plan, reading, vectors, weights, terms_of, keywords_of, now)
-    has_goal = bool(store.goals())
+    goals = store.goals()
+    has_goal = bool(goals)
     given = list(external.intent) if external else None
-    sentence_roles = external_roles(reading, given, has_goal) if given else roles(reading, has_goal)
+    if given:
+        sentence_roles = external_roles(reading, given, has_goal)
+    else:
+        sentence_roles = roles(reading, has_goal, max((_goal_strength(t, g) for g in goals), default=1.0))
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
@@ -225,10 +239,11 @@ def plan_turn(
         t.make("core", "problem", " ".join(s.text for s in goal), "PROBLEM_DEFINITION", reason)
         reasons.append(reason)
         _prune_core(t, core_max_items)
+        main = max(goal, key=lambda s: s.probs["PROBLEM_DEFINITION"])
         for s in goal:
-            if any(v.kind != "date" for v in s.values):
+            if any(v.kind != "date" for v in s.values) or (s is not main and s.top in _CONDITIONS):
                 # the goal is never rewritten, so a condition inside it is also kept where a later
-                # value can replace it (the prompt then says the newer constraint wins)
+                # value can replace it (the prompt then masks it in the goal and says the newer one wins)
                 t.make("evolving", "constraint", s.text, "CONSTRAINT_ADDITION", why.goal_condition(language))
 
     refined_any = False
@@ -295,6 +310,15 @@ def plan_turn(
     if after.session.title is None or (goal and not has_goal):
         after.session.title = _title(" ".join(s.text for s in goal) if goal else reading.message)
     return plan
+
+
+def _goal_strength(t: _Turn, goal: Item) -> float:
+    """How sure the model is that a stored goal states one (small talk taken for the goal is weak)."""
+    language = detect_language(goal.text)
+    vector = t.vectors.get(goal.text)
+    if vector is None:
+        return 1.0
+    return t.weights.intent(vector, f.features(goal.text, language))["PROBLEM_DEFINITION"]
 
 
 def _labels(by_role: dict[Role, list[Sentence]], refined: bool, has_goal: bool) -> list[Label]:

@@ -1,11 +1,14 @@
 """Reading one user message: its sentences, what the model makes of each, and the role each plays.
 
 The model (`_intent.py`) scores each sentence; the dialog's structure then decides:
-- the first substantive message states the goal, unless it is only a greeting or thanks;
-- after that, a declarative sentence that is not a question is a requirement by default, and only
-  a sentence the model is sure states a new goal joins the mission;
-- a question is never stored as a constraint, unless the message accepts what it asks
-  (「〜に延ばせる? じゃあそれで」, "Can we push it to May 19? Then let's go with that.").
+- the first substantive message states the goal, unless it is only a greeting, thanks or small talk:
+  its most goal-like sentence and the others but those that only set a value (questions included);
+- after that, a declarative sentence that is not a question is a requirement by default; a new goal
+  joins the mission when the model is sure, when it is a wish the model reads as a goal, when the user
+  opens a separate request, or when the stored goal was small talk the model does not read as one;
+- a question (by its form, by the model, or a request for information) is never stored as a
+  constraint, unless the message accepts what it asks (「〜に延ばせる? じゃあそれで」) or it asks to set
+  a value (「7日分にしてもらえますか」).
 """
 
 from __future__ import annotations
@@ -23,7 +26,11 @@ from ._text import Language, split_sentences
 Role = Literal["goal", "statement", "question", "filler"]
 
 _ACCEPT_ALONE = 30  # a sentence this short that accepts belongs to the sentence before it
-NEW_GOAL = 0.8  # after the goal, a sentence joins the mission only when the model is this sure
+SURE_GOAL = 0.8  # after the goal, a sentence joins the mission when the model is this sure ...
+NEW_GOAL = 0.65  # ... or this sure and it says the user wants something (「…したい」, "I also want ...")
+WEAK_GOAL = 0.5  # a stored goal the model reads as one below this is small talk taken for the goal: then
+AFTER_WEAK_WISH = 0.3  # a sentence it reads as a goal, or a wish from this probability, joins the mission
+SMALL_TALK = 0.7  # first message: a sentence read as small talk with this probability does not state the goal
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,9 @@ def sentences_of(message: str) -> list[str]:
         text = part.lstrip("・-*•● ").strip()
         if not text:
             continue
-        if out and f.ACCEPT.search(text) and len(text) <= _ACCEPT_ALONE:
+        if out and f.is_wordless(text):
+            out[-1] += text  # "thanks!!" → "thanks!" + "!": punctuation and emoji end the sentence before
+        elif out and f.ACCEPT.search(text) and len(text) <= _ACCEPT_ALONE:
             out[-1] += " " + text
         else:
             out.append(text)
@@ -101,42 +110,66 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
 def _model_role(s: Sentence, reading: Reading) -> Role:
     if s.filler or (s.top == "UNCLEAR" and not s.values):
         return "filler"
-    if s.interrogative and not reading.accepted:
-        return "question"
-    if s.top == "QUESTION" and not reading.accepted:
+    # a request to set a value is a requirement, even phrased as a question (「7日分にしてもらえますか」)
+    setting = bool(s.values) and f.SETTING_REQUEST.search(f.normalize(s.text)) is not None
+    asking = s.interrogative or s.top == "QUESTION" or f.asks_for_information(s.text)
+    if asking and not reading.accepted and not setting:
         return "question"
     return "goal" if s.top == "PROBLEM_DEFINITION" else "statement"
 
 
+def _sets_value(s: Sentence) -> bool:
+    """A statement that sets a value (「予算は5万円以内です。」): a condition rather than the goal."""
+    return any(v.kind != "date" for v in s.values) and s.top != "PROBLEM_DEFINITION" and not s.interrogative
+
+
 def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
-    """The first substantive message: all of it states the goal, but for the sentences that only set a
-    value (「予算は5万円です。」), which are constraints, and questions next to a statement of the goal.
+    """The first substantive message states the goal: its most goal-like sentence, and every other
+    sentence but those that set a value (「予算は5万円以内です。」, constraints). A question is part of
+    the goal here (「離乳食ってどうやって進めればいいんですか」 asks what the user wants solved).
+
+    Small talk the model is not sure about still states the goal when nothing else does: the mission is
+    never empty once something substantive was said (a later, clearer goal joins it, see `roles`).
     """
+    sentences = reading.sentences
     content = [i for i, r in enumerate(model) if r != "filler"]
     if not content:
-        return model
+        spoken = [i for i, s in enumerate(sentences) if not s.filler]
+        if not spoken:
+            return model
+        best = max(spoken, key=lambda i: sentences[i].probs["PROBLEM_DEFINITION"])
+        if sentences[best].probs["UNCLEAR"] >= SMALL_TALK:
+            return model
+        content = [best]
+    best = max(content, key=lambda i: (sentences[i].probs["PROBLEM_DEFINITION"], -i))
     out: list[Role] = ["filler"] * len(model)
     for i in content:
-        s = reading.sentences[i]
-        sets_value = any(v.kind != "date" for v in s.values) and s.top != "PROBLEM_DEFINITION"
-        if len(content) > 1 and sets_value and not s.interrogative:
-            out[i] = "statement"
-        elif len(content) > 1 and s.interrogative:
-            out[i] = "question"
-        else:
-            out[i] = "goal"
-    if "goal" not in out:
-        out = ["filler" if i not in content else "goal" for i in range(len(model))]
+        out[i] = "statement" if i != best and _sets_value(sentences[i]) else "goal"
     return out
 
 
-def roles(reading: Reading, has_goal: bool) -> list[Role]:
-    """The role of each sentence, by the model and the dialog's structure."""
+def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0) -> list[Role]:
+    """The role of each sentence, by the model and the dialog's structure.
+
+    `goal_strength` is how sure the model is that the stored goal is one (its probability of
+    PROBLEM_DEFINITION): when small talk became the goal, a later statement of a goal joins it.
+    """
     out = [_model_role(s, reading) for s in reading.sentences]
     if not has_goal:
         return _first_roles(reading, out)
+    weak = goal_strength < WEAK_GOAL
     for i, s in enumerate(reading.sentences):
-        if out[i] == "goal" and (s.probs["PROBLEM_DEFINITION"] < NEW_GOAL or reading.revision):
+        text = f.normalize(s.text)
+        p = s.probs["PROBLEM_DEFINITION"]
+        wish = f.WISH.search(text) is not None
+        if weak and out[i] == "statement" and wish and p >= AFTER_WEAK_WISH and not reading.revision:
+            out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
+        if out[i] != "goal":
+            continue
+        # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also want a
+        # dashboard": a wish the model reads as a goal; otherwise only a goal the model is sure of
+        opens = f.NEW_TOPIC.search(text) is not None
+        if reading.revision or not (opens or (wish and p >= NEW_GOAL) or p >= SURE_GOAL or weak):
             out[i] = "statement"
     return out
 

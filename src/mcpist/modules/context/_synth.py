@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import _features as f
 from ._model import Exchange, Item, Store
 from ._text import Language
 
@@ -23,6 +25,7 @@ class Template:
     none: str
     no_message: str
     conflict_note: str
+    outdated: str
 
 
 TEMPLATES: dict[Language, Template] = {
@@ -42,6 +45,7 @@ TEMPLATES: dict[Language, Template] = {
         none="(まだありません)",
         no_message="(まだメッセージはありません)",
         conflict_note="※ 目的の記述と下の制約が食い違う場合は、下の制約(最新の決定)を優先してください。",
+        outdated="(制約を参照)",
     ),
     "en": Template(
         mission="# Mission",
@@ -61,6 +65,7 @@ TEMPLATES: dict[Language, Template] = {
         conflict_note=(
             "Where the goal above conflicts with a constraint below, the constraint (the latest decision) wins."
         ),
+        outdated="(see Constraints)",
     ),
 }
 
@@ -69,7 +74,28 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _tree(items: list[Item]) -> list[str]:
+def _goal_text(goal: Item, store: Store, mark: str) -> str:
+    """The goal as stated, without the conditions in it that were replaced since.
+
+    The goal is never rewritten, but a condition stated inside it is also kept as a constraint; once
+    a later statement replaces that constraint, its values are masked here (its whole sentence when
+    it has no value), so the prompt never states an outdated value as the goal.
+    """
+    text = goal.text
+    for old in store.items:
+        if old.tier != "evolving" or old.turn != goal.turn or old.superseded_by is None or old.text not in text:
+            continue
+        new = store.by_id(old.superseded_by)
+        if f.values_of(old.text):
+            kinds = {v.kind for v in f.values_of(new.text)} if new is not None else set()
+            masked = f.mask_values(old.text, kinds, mark)
+        else:
+            masked = ""
+        text = text.replace(old.text, masked)
+    return _one_line(text) or goal.text
+
+
+def _tree(items: list[Item], text_of: Callable[[Item], str] = lambda item: item.text) -> list[str]:
     """One line per item, a refinement indented under the item it refines."""
     ids = {item.id for item in items}
     children: dict[str, list[Item]] = {}
@@ -79,7 +105,7 @@ def _tree(items: list[Item]) -> list[str]:
     lines: list[str] = []
 
     def walk(item: Item, depth: int) -> None:
-        lines.append(f"{'  ' * depth}- {_one_line(item.text)}")
+        lines.append(f"{'  ' * depth}- {_one_line(text_of(item))}")
         for child in children.get(item.id, []):
             walk(child, depth + 1)
 
@@ -104,7 +130,9 @@ def synthesize(store: Store, language: Language) -> str:
     recent = store.exchanges[:-1]
     core = store.active("core")
     out = [t.mission, t.mission_intro]
-    out += _tree(core) or [t.no_goal]
+    out += _tree(core, lambda item: _goal_text(item, store, t.outdated) if item.kind == "problem" else item.text)
+    if not core:
+        out.append(t.no_goal)
     words = list(dict.fromkeys(word for item in core for word in item.keywords))
     if words:
         out.append(f"{t.keywords}: {', '.join(words)}")

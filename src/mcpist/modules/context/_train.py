@@ -7,21 +7,21 @@ again reproduces `data/weights.npz`.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _corpus
 from . import _features as f
+from ._corpus import DATA, Dialog
 from ._encoder import Encoder
-from ._intent import LABELS, Side, Weights, pair_features
+from ._intent import LABELS, Side, Weights, pair_rows
+from ._reading import sentences_of
 from ._text import detect_language
 
-DATA = Path(__file__).parent / "data"
 Array = NDArray[np.float64]
 TermsOf = Callable[[str], list[str]]
 
@@ -34,38 +34,35 @@ RATE = 2.0
 @dataclass(frozen=True)
 class TrainingSet:
     turns: list[tuple[str, str]]  # (text, first gold label)
-    pairs: list[tuple[str, str, bool]]  # (old, new, same attribute)
+    groups: list[list[_corpus.Pair]]  # a new statement and the stored ones it may replace (same new text)
     dialogs: int
 
-
-def dialogs(data: Path = DATA) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in sorted(data.glob("train_[je][an]_*.json")):
-        out += json.loads(path.read_text(encoding="utf-8"))
-    return out
+    @property
+    def pairs(self) -> list[tuple[str, str, bool]]:
+        """(old, new, same attribute)"""
+        return [(p.old, p.new, p.same) for group in self.groups for p in group]
 
 
-def _dialog_pairs(dialog: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
-    """For each turn that sets one attribute, a pair with every attribute still held before it."""
-    held: dict[str, str] = {}
-    for turn in dialog["turns"]:
-        keys = list(turn.get("sets", {}))
-        if len(keys) == 1:
-            for key, text in held.items():
-                yield text, turn["user"], key == keys[0]
-        for key in keys:
-            held[key] = turn["user"]
+def training_set(
+    data: Path = DATA, keep: Callable[[Dialog], bool] | None = None, files: Callable[[str], bool] | None = None
+) -> TrainingSet:
+    """The dialogs `keep` accepts, and the single turns and written pairs of the files (by name) `files`
+    accepts; everything by default."""
+    found = [d for d in _corpus.dialogs(data) if keep is None or keep(d)]
+    turns = [(t.user, t.intent[0]) for d in found for t in d.turns]
+    turns += [(t.user, t.intent[0]) for t in _corpus.single_turns(data, files)]
+    groups = [[_sentences(p) for p in group] for d in found for group in _corpus.dialog_pairs(d)]
+    groups += [[p] for p in _corpus.written_pairs(data, files)]
+    return TrainingSet(turns=turns, groups=groups, dialogs=len(found))
 
 
-def training_set(data: Path = DATA) -> TrainingSet:
-    found = dialogs(data)
-    turns = [(t["user"], t["intent"][0]) for d in found for t in d["turns"]]
-    extra = json.loads((data / "train_turns.json").read_text(encoding="utf-8"))
-    turns += [(t["user"], t["intent"][0]) for t in extra]
-    pairs = [p for d in found for p in _dialog_pairs(d)]
-    hard = json.loads((data / "train_pairs.json").read_text(encoding="utf-8"))
-    pairs += [(p["old"], p["new"], bool(p["same"])) for p in hard]
-    return TrainingSet(turns=turns, pairs=pairs, dialogs=len(found))
+def _sentence(text: str, phrase: str) -> str:
+    """The sentence of a message that holds the phrase: the store keeps one item per sentence."""
+    return next((s for s in sentences_of(text) if phrase and phrase in s), text)
+
+
+def _sentences(pair: _corpus.Pair) -> _corpus.Pair:
+    return replace(pair, old=_sentence(pair.old, pair.old_phrase), new=_sentence(pair.new, pair.new_phrase))
 
 
 def labels_of(dataset: TrainingSet) -> NDArray[np.int64]:
@@ -129,6 +126,10 @@ def fit_binary(x: Array, y: NDArray[np.float64], l2: float) -> tuple[Array, floa
 
 def train(encoder: Encoder, terms_of: TermsOf, data: Path = DATA) -> tuple[Weights, TrainingSet]:
     dataset = training_set(data)
+    return fit(dataset, encoder, terms_of), dataset
+
+
+def fit(dataset: TrainingSet, encoder: Encoder, terms_of: TermsOf) -> Weights:
     x = intent_inputs([t for t, _ in dataset.turns], encoder)
     y = labels_of(dataset)
     intent_w, intent_b = fit_softmax(x, y, len(LABELS), INTENT_L2)
@@ -137,7 +138,7 @@ def train(encoder: Encoder, terms_of: TermsOf, data: Path = DATA) -> tuple[Weigh
         for text in (old, new):
             if text not in sides:
                 sides[text] = side(text, encoder, terms_of)
-    px = np.stack([pair_features(sides[new], sides[old]) for old, new, _ in dataset.pairs])
+    px = np.concatenate([pair_rows(sides[g[0].new], [sides[p.old] for p in g]) for g in dataset.groups])
     py = np.asarray([1.0 if same else 0.0 for _, _, same in dataset.pairs])
     pair_w, pair_b = fit_binary(px, py, PAIR_L2)
-    return Weights(intent_w, intent_b, pair_w, pair_b), dataset
+    return Weights(intent_w, intent_b, pair_w, pair_b)

@@ -1,0 +1,241 @@
+"""Typed values in a sentence (money, dates, durations, counts ...), their units and their masking.
+
+A value's kind and unit say what sort of thing a sentence sets ("$3k" and "budget's 5k now" are
+both amounts); masking them gives the "attribute text" whose embedding says *what* is set.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+ValueKind = Literal["money", "date", "duration", "count", "percent", "time", "frequency", "measure", "number"]
+VALUE_KINDS: tuple[ValueKind, ...] = (
+    "money",
+    "date",
+    "duration",
+    "count",
+    "percent",
+    "time",
+    "frequency",
+    "measure",
+    "number",
+)
+NUMERIC: frozenset[ValueKind] = frozenset({"money", "duration", "count", "percent", "measure", "number"})
+
+_I = re.IGNORECASE
+_NUM = r"(?:\d(?:[\d,.]*\d)?|[一二三四五六七八九十百千両半]+)"
+_EN_NUM = (
+    r"(?:\d(?:[\d,.]*\d)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|a few|several|half an?)"
+)
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?"
+)
+_DAYS = r"mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun"
+
+# order matters: the first kind to claim a span keeps it
+_VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
+    ("percent", re.compile(rf"{_NUM}\s*(?:%|パーセント|割)|\b\d+\s*percent\b", _I)),
+    (
+        "money",
+        re.compile(
+            rf"[$€£¥]\s?\d(?:[\d,.]*\d)?\s*[km]?\b|{_NUM}\s*(?:万|千|億)?\s*(?:円|ドル|ユーロ)"
+            rf"|\b\d(?:[\d,.]*\d)?\s*k?\s*(?:dollars|euros?|usd|eur|yen|bucks|cad|gbp)\b|\b(?:cad|usd|eur)\s*\d(?:[\d,.]*\d)?k?"
+            rf"|\b\d(?:[\d,.]*\d)?k\b|(?<![\d万])\d+\s*万(?![人件字語キ本台回部個枚点名社店])|無料|有料|\bfree\b",
+            _I,
+        ),
+    ),
+    (
+        "time",
+        re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|(?:朝|夜|午前|午後)?\d{1,2}時(?!間)(?:半|\d+分)?", _I),
+    ),
+    (
+        "frequency",
+        re.compile(
+            rf"毎日|毎週|毎月|毎朝|毎晩|隔週|隔月|週\s*{_NUM}\s*回?|月\s*{_NUM}\s*回|(?:1|一)日(?:あたり|に)?(?=\s*\d)|年\s*{_NUM}\s*回"
+            rf"|\bevery (?:other )?(?:day|week|month|morning|evening|weekday|(?:{_DAYS})(?:day)?s?)\b"
+            rf"|\b{_EN_NUM}\s+(?:times|sessions|days|loaves?)\s+(?:a|per)\s+(?:day|week|month)\b"
+            rf"|\b(?:daily|weekly|monthly|biweekly|fortnightly)\b|\b(?:a|per) (?:day|week|month)\b",
+            _I,
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+            rf"|\b(?:end|middle|mid|beginning|start)[- ]of[- ](?:{_MONTHS}|q[1-4]|the (?:month|year|quarter))\b"
+            rf"|\bmid-(?:{_MONTHS})\b|\b(?:early|late)\s+(?:{_MONTHS})\b|\bq[1-4]\b"
+            rf"|\b(?:next|this|last)\s+(?:week|month|year|(?:{_DAYS})(?:day)?)\b|\b(?:{_DAYS})days?\b|\bthanksgiving\b"
+            rf"|\b(?:tomorrow|tonight|today)\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}\b"
+            rf"|{_NUM}\s*月\s*{_NUM}\s*日|{_NUM}\s*月(?:末|中|上旬|中旬|下旬|頭)?|(?<![\d泊])\d{{1,2}}\s*日(?=\s*(?:まで|に|から|締|〆|の|\())"
+            rf"|[月火水木金土日]曜日?|(?:再)?来週|今週|来月|今月|月末|年内|年末|年明け|来年|今年|週末|明日|今日",
+            _I,
+        ),
+    ),
+    (
+        "duration",
+        re.compile(
+            rf"{_NUM}\s*(?:分間?|時間|日間|日分|日|泊|週間|か月|ヶ月|カ月|ケ月|年間|秒)|半年|半日"
+            rf"|\b{_EN_NUM}[- ]?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|seconds?|secs?|ms)\b",
+            _I,
+        ),
+    ),
+    (
+        "measure",
+        re.compile(
+            rf"{_NUM}\s*(?:cm|mm|km|kg|gb|tb|mb|m2|平米|キロ|坪|インチ|℃)|\b\d+\s*(?:cm|km|kg|gb|tb|mb|c|miles?|feet|ft)\b",
+            _I,
+        ),
+    ),
+    (
+        "count",
+        re.compile(
+            rf"{_NUM}\s*(?:人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠|問)"
+            rf"|\b{_EN_NUM}\s+(?:[a-z][a-z-]*\s+)?(?:people|persons|users|seats|guests|attendees|participants|runners|pages|words"
+            rf"|slides|items|books|loaves|sessions|requests|messages|services|packages|jobs|steps|sections|chapters|bedrooms"
+            rf"|rooms|engineers|volunteers|customers|accounts|stores|questions|examples|options|ideas|lines|points|bullets"
+            rf"|of us|admins|employees|members|friends|kids|students|episodes|books?|tickets|licen[cs]es)\b"
+            # a spelled-out number before a plural noun counts it: "twelve hires", "two layers"
+            rf"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty)"
+            rf"\s+(?:[a-z]+\s+)?[a-z]{{2,}}s\b",
+            _I,
+        ),
+    ),
+    # a bare number ("I can stretch to 650"): it sets some amount, the sentence says which
+    (
+        "number",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])\d(?:[\d,.]*\d)?(?![\w.]*\d)"
+            # "make it nine": a spelled-out number that counts nothing named
+            r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty)\b",
+            _I,
+        ),
+    ),
+]
+
+_UNITS = re.compile(
+    r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
+    r"|people|persons?|users?|seats?|guests?|attendees?|pages?|words?|slides?|minutes?|mins?|hours?|hrs?|days?|weeks?"
+    r"|months?|years?|ヶ月|カ月|ケ月|週|泊|万円|千円)$",
+    _I,
+)
+_SAME_UNIT = {
+    "日分": "日",
+    "名": "人",
+    "people": "人",
+    "person": "人",
+    "guest": "人",
+    "attendee": "人",
+    "文字": "字",
+    "page": "ページ",
+    "min": "minute",
+    "hr": "hour",
+    "ヶ月": "か月",
+    "カ月": "か月",
+    "ケ月": "か月",
+    "万円": "円",
+    "千円": "円",
+}
+
+
+_PER_ONE = re.compile(r"^(?:1|一)\s*(?:人|名|台|部屋|個|回)$")
+_PER_AMOUNT = re.compile(r"^\s*(?:あたり|当たり|につき)?\s*(?:\d|[一二三四五六七八九十百千半])")
+_EN_COUNTED = re.compile(r"^\s*(?:more |fewer |extra |new |total |in total )?([a-z]{3,})\b", _I)
+_JA_COUNTED = re.compile(r"^\s*([\u3400-\u9fff\u30a0-\u30ff]{1,2})")
+_NOT_COUNTED = frozenset(
+    {
+        *("and", "the", "for", "per", "with", "from", "that", "this", "then", "now", "but", "not", "max", "min"),
+        *("tops", "total", "incl", "each", "more", "less", "than", "please", "or", "if", "is", "are", "was"),
+        *("were", "so", "ok", "okay", "fine", "instead"),
+    }
+)
+
+
+def _counted(after: str) -> str:
+    """What a bare number counts, by the word after it: "40 staff" → staff, 「35台」 → 台."""
+    m = _EN_COUNTED.match(after)
+    if m and m.group(1).lower() not in _NOT_COUNTED:
+        return _unit_name(m.group(1))
+    m = _JA_COUNTED.match(after)
+    return _unit_name(m.group(1).lstrip("万千億")) if m and m.group(1).lstrip("万千億") else ""
+
+
+def _unit_name(text: str) -> str:
+    name = text.lower()
+    if name.isascii() and len(name) > 2 and name.endswith("s"):
+        name = name[:-1]  # "hours" and "an hour", "3 pages" and "1 page" count the same thing
+    return _SAME_UNIT.get(name, name)
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: ValueKind
+    text: str
+    unit: str
+
+
+def normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def values_of(text: str) -> tuple[Value, ...]:
+    """The typed values in `text`, left to right (a span belongs to the first kind that claims it)."""
+    text = normalize(text)
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, Value]] = []
+    for kind, pattern in _VALUES:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if end == start or any(start < e and s < end for s, e in taken):
+                continue
+            if kind == "count" and _PER_ONE.match(m.group(0)) and _PER_AMOUNT.match(text[end:]):
+                continue  # 「1人3万」「1人あたり5000円」: an amount per person, not a head count
+            taken.append((start, end))
+            unit = _UNITS.search(m.group(0).strip())
+            name = _unit_name(unit.group(1)) if unit and kind != "date" else ""
+            if not name and kind == "count" and m.group(0).strip()[-1:].isalpha():
+                name = _unit_name(m.group(0).split()[-1])  # "nine engineers" → engineer
+            if not name and kind in ("number", "count", "money", "measure"):
+                name = _counted(text[end:])
+            found.append((start, Value(kind, m.group(0).strip(), name)))
+    return tuple(v for _, v in sorted(found, key=lambda pair: pair[0]))
+
+
+NUMERAL = re.compile(
+    r"\d(?:[\d,.]*\d)?(?:\s*[km]\b)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|a few|several|half an?)\b|[一二三四五六七八九十百千両半]+",
+    _I,
+)
+
+
+def shape(value: Value) -> str:
+    """How a value is written, without its number: "$5k" → "$#k", 「週5000円」→「週#円」, "3 hours" → "# hour"."""
+    text = NUMERAL.sub("#", value.text.lower())
+    return f"{text}|{value.kind}" if text != "#" else f"#{value.unit}|{value.kind}"
+
+
+def mask_values(text: str, kinds: set[ValueKind], mark: str) -> str:
+    """`text` (normalised) with its values of `kinds` replaced by `mark`; every value when none is of those kinds.
+
+    A bare number counts as any numeric kind and the other way round ("for 12" → "18 now").
+    """
+    t = normalize(text)
+    values = values_of(t)
+    if "number" in kinds:
+        kinds = kinds | NUMERIC
+    if kinds & NUMERIC:
+        kinds = kinds | {"number"}
+    chosen = [v for v in values if v.kind in kinds] or list(values)
+    out, pos = [], 0
+    for v in values:
+        start = t.find(v.text, pos)
+        if start < 0:
+            continue
+        out += [t[pos:start], mark if v in chosen else v.text]
+        pos = start + len(v.text)
+    out.append(t[pos:])
+    return "".join(out)
