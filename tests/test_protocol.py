@@ -195,3 +195,11 @@ async def test_batch_guide_is_served(tmp_path: Path) -> None:
     async with runtime(tmp_path) as rt, mcp_client(rt) as client:
         result = await client.call_tool("get_module_schema", {"module": "batch"})
         assert "hash_join" in structured(result)["guide"]
+
+
+def test_meta_tool_input_schemas_are_constant_and_match_the_listing() -> None:
+    from mcpist.protocol.metatools import meta_tool_input_schema, meta_tools
+
+    listed = {t.name: t.input_schema for t in meta_tools([], "any", "any")}
+    assert {name: meta_tool_input_schema(name) for name in listed} == listed
+    assert meta_tool_input_schema("no_such_tool") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import mcp_types as types
@@ -71,3 +72,17 @@ def meta_tools(modules: list[Module], batch_description: str, script_description
             execution=_LONG,
         ),
     ]
+
+
+@functools.cache
+def _input_schemas() -> dict[str, dict[str, Any]]:
+    return {tool.name: tool.input_schema for tool in meta_tools([], "", "")}
+
+
+def meta_tool_input_schema(name: str) -> dict[str, Any] | None:
+    """A meta-tool's input schema, the same for every caller (only descriptions vary), or None for another name.
+
+    The SDK checks `Mcp-Param-*` headers against it on every 2026-07-28 `tools/call`; without this lookup it
+    would run a whole `tools/list` (principal, sieve, descriptions) per call to find it.
+    """
+    return _input_schemas().get(name)

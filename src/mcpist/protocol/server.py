@@ -22,7 +22,16 @@ from mcpist.sieve import Principal
 
 from .channel import LogLevels, RequestChannel, install_forwarding
 from .elicitation import connect_required
-from .metatools import BATCH, CALL, GET_MODULE_SCHEMA, META_TOOLS, RUN_SCRIPT, SCRIPT_GUIDE, meta_tools
+from .metatools import (
+    BATCH,
+    CALL,
+    GET_MODULE_SCHEMA,
+    META_TOOLS,
+    RUN_SCRIPT,
+    SCRIPT_GUIDE,
+    meta_tool_input_schema,
+    meta_tools,
+)
 from .resources import ResourceHandler
 from .sampling import session_sampler
 from .tasks import install_tasks
@@ -400,6 +409,7 @@ def build_server(runtime: Runtime, identify: Identify) -> Server[Any]:
             on_read_resource=on_read_resource if has_resources else None,
             on_completion=on_completion if has_prompts or has_resources else None,
             on_set_logging_level=on_set_logging_level,
+            get_tool_input_schema=meta_tool_input_schema,
         )
     install_tasks(server, runtime.tasks, runtime.elicitations, identify)
     return server
