@@ -50,6 +50,29 @@ def schema_problems(schema: Any, where: str = "") -> list[str]:
     return problems
 
 
+def definition_problems(tool: RegisteredTool, *, max_description: int = 120, max_bytes: int = 4096) -> list[str]:
+    """What keeps a published definition from being one an LLM can use: a description that is not one
+    sentence of at most `max_description` characters, an input schema that takes unknown properties, schema
+    problems, an output schema that is not an object, a reference, or more than `max_bytes` bytes."""
+    definition = tool.definition()
+    text = tool.spec.description
+    problems: list[str] = []
+    if not (text[:1].isupper() and text.endswith(".") and len(text) <= max_description):
+        problems.append(f"description {text!r}: one sentence, capitalised, at most {max_description} characters")
+    if definition["inputSchema"].get("additionalProperties") is not False:
+        problems.append("inputSchema: additionalProperties is not false")
+    problems += [f"inputSchema {p}" for p in schema_problems(definition["inputSchema"])]
+    output = definition.get("outputSchema") or {}
+    if output.get("type") != "object":
+        problems.append("outputSchema: not an object")
+    problems += [f"outputSchema {p}" for p in schema_problems(output)]
+    if "$ref" in json.dumps(definition):
+        problems.append("has a $ref")
+    if (size := definition_size(tool)) > max_bytes:
+        problems.append(f"{size} bytes, over {max_bytes}")
+    return problems
+
+
 def kind_of(spec: ToolSpec) -> str:
     """`R` (read-only), `W` (writes), `D` (destructive), with `i` after a write that is idempotent."""
     if spec.read_only:
