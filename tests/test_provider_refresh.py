@@ -21,6 +21,7 @@ from mcpist.modules.google_calendar import module as google_calendar
 from mcpist.modules.microsoft_todo import module as microsoft_todo
 from mcpist.runtime import Runtime
 from mcpist.testing import running
+from mcpist.vault import TokenBroker
 
 pytestmark = pytest.mark.anyio
 
@@ -107,10 +108,15 @@ class TokenEndpoint:
         raise AssertionError(f"unexpected request {request.method} {request.url}")
 
 
+def broker(rt: Runtime) -> TokenBroker:
+    assert isinstance(rt.accounts, TokenBroker)
+    return rt.accounts
+
+
 async def seed(rt: Runtime, endpoint: TokenEndpoint, *, expired: bool = True) -> str:
     tokens = endpoint.issue()
-    await rt.accounts.apps.put(endpoint.provider.module.name, CLIENT_ID, CLIENT_SECRET)  # type: ignore[attr-defined]
-    await rt.accounts.accounts.put(  # type: ignore[attr-defined]
+    await broker(rt).apps.put(endpoint.provider.module.name, CLIENT_ID, CLIENT_SECRET)
+    await broker(rt).accounts.put(
         service=endpoint.provider.module.name,
         name="default",
         kind="oauth2",
@@ -122,14 +128,14 @@ async def seed(rt: Runtime, endpoint: TokenEndpoint, *, expired: bool = True) ->
 
 
 async def stored_refresh_token(rt: Runtime, service: str) -> str:
-    store = rt.accounts.accounts  # type: ignore[attr-defined]
+    store = broker(rt).accounts
     info = (await store.find(service))[0]
     _, sealed = await store.secrets(info.id)
     return str(sealed["refresh_token"])
 
 
 async def expire(rt: Runtime, service: str) -> None:
-    store = rt.accounts.accounts  # type: ignore[attr-defined]
+    store = broker(rt).accounts
     info = (await store.find(service))[0]
     _, sealed = await store.secrets(info.id)
     await store.store_refresh(info, sealed, datetime.now(UTC) - timedelta(seconds=5), None)
