@@ -20,6 +20,7 @@ import uvicorn
 
 from mcpist.auth.users import set_password
 from mcpist.config import AuthSettings
+from mcpist.protocol.connections import HttpImpl, timed_protocol
 from mcpist.runtime import Runtime
 from oauth_support import PASSWORD, compose_app, consent, exchange, pkce, query, refresh, register, sign_in, start
 from support import new_token, runtime
@@ -68,8 +69,10 @@ def secret(value: str | None = None) -> str:
 
 
 @asynccontextmanager
-async def serve(rt: Runtime, auth: AuthSettings | None = None) -> AsyncIterator[tuple[str, int]]:
-    """The app under `serve`'s configuration (access log on); yields its root URL and port."""
+async def serve(
+    rt: Runtime, auth: AuthSettings | None = None, impl: HttpImpl = "auto"
+) -> AsyncIterator[tuple[str, int]]:
+    """The app under `serve`'s configuration (access log on) on parser `impl`; yields its root URL and port."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
@@ -77,7 +80,9 @@ async def serve(rt: Runtime, auth: AuthSettings | None = None) -> AsyncIterator[
     rt.settings = rt.settings.model_copy(update={"port": port})
     from mcpist.protocol.serving import uvicorn_config
 
-    config = uvicorn_config(compose_app(rt, auth or AuthSettings()), rt.settings, log_level="info")
+    limits = rt.settings.limits
+    http = timed_protocol(limits.header_timeout_s, limits.body_timeout_s, limits.max_header_bytes, impl)
+    config = uvicorn_config(compose_app(rt, auth or AuthSettings()), rt.settings, log_level="info", http=http)
     # uvicorn's own access handler writes to stdout; this one sees the same records, after the same filter
     logging.getLogger("uvicorn.access").addHandler(CAPTURE)
     server = uvicorn.Server(config)
@@ -93,11 +98,11 @@ SLOW = {"header_timeout_s": 0.5, "body_timeout_s": 0.5}
 
 
 @asynccontextmanager
-async def slow_connection(tmp_path: Path) -> AsyncIterator[tuple[str, anyio.abc.SocketStream]]:
-    """A server with short read deadlines, and a raw connection to it."""
+async def slow_connection(tmp_path: Path, impl: HttpImpl) -> AsyncIterator[tuple[str, anyio.abc.SocketStream]]:
+    """A server with short read deadlines on parser `impl`, and a raw connection to it."""
     async with (
         runtime(tmp_path, limits=SLOW) as rt,
-        serve(rt) as (url, port),
+        serve(rt, impl=impl) as (url, port),
         await anyio.connect_tcp("127.0.0.1", port) as stream,
     ):
         yield url, stream
@@ -114,16 +119,18 @@ async def closed_by_server(stream: anyio.abc.ByteStream) -> bytes:
                 return received
 
 
-async def test_a_client_that_never_finishes_its_headers_is_cut_off(tmp_path: Path) -> None:
-    async with slow_connection(tmp_path) as (url, stream):
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_a_client_that_never_finishes_its_headers_is_cut_off(tmp_path: Path, impl: HttpImpl) -> None:
+    async with slow_connection(tmp_path, impl) as (url, stream):
         await stream.send(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1")
         assert await closed_by_server(stream) == b""
         async with httpx2.AsyncClient(timeout=10) as http:
             assert (await http.get(f"{url}/health")).status_code == 200
 
 
-async def test_trickling_header_bytes_does_not_extend_the_deadline(tmp_path: Path) -> None:
-    async with slow_connection(tmp_path) as (_, stream):
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_trickling_header_bytes_does_not_extend_the_deadline(tmp_path: Path, impl: HttpImpl) -> None:
+    async with slow_connection(tmp_path, impl) as (_, stream):
         await stream.send(b"GET /health HTTP/1.1\r\n")
         closed = False
         with anyio.fail_after(5):
@@ -139,8 +146,9 @@ async def test_trickling_header_bytes_does_not_extend_the_deadline(tmp_path: Pat
                         closed = True
 
 
-async def test_a_client_that_never_finishes_its_body_is_cut_off(tmp_path: Path) -> None:
-    async with slow_connection(tmp_path) as (_, stream):
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_a_client_that_never_finishes_its_body_is_cut_off(tmp_path: Path, impl: HttpImpl) -> None:
+    async with slow_connection(tmp_path, impl) as (_, stream):
         head = b"POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         head += b"Content-Length: 100\r\n\r\n"
         await stream.send(head + b'{"redirect_uris":')
@@ -148,8 +156,9 @@ async def test_a_client_that_never_finishes_its_body_is_cut_off(tmp_path: Path) 
         assert b"201" not in answer.split(b"\r\n", 1)[0]
 
 
-async def test_a_kept_alive_connection_still_has_a_header_deadline(tmp_path: Path) -> None:
-    async with slow_connection(tmp_path) as (_, stream):
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_a_kept_alive_connection_still_has_a_header_deadline(tmp_path: Path, impl: HttpImpl) -> None:
+    async with slow_connection(tmp_path, impl) as (_, stream):
         await stream.send(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         with anyio.fail_after(5):
             first = await stream.receive()
@@ -158,8 +167,9 @@ async def test_a_kept_alive_connection_still_has_a_header_deadline(tmp_path: Pat
         await closed_by_server(stream)
 
 
-async def test_oversized_headers_are_refused(tmp_path: Path) -> None:
-    async with runtime(tmp_path, limits={"max_header_bytes": 2048}) as rt, serve(rt) as (url, _):
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_oversized_headers_are_refused(tmp_path: Path, impl: HttpImpl) -> None:
+    async with runtime(tmp_path, limits={"max_header_bytes": 2048}) as rt, serve(rt, impl=impl) as (url, _):
         async with httpx2.AsyncClient(timeout=10) as http:
             response = await http.get(f"{url}/health", headers={"X-Big": "x" * 4096})
         assert response.status_code == 431

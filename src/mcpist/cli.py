@@ -445,7 +445,9 @@ def _core_command(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _setup_logging(settings)
     if args.command == "serve":
-        asyncio.run(_serve(settings))
+        from mcpist.protocol.serving import run_server_loop
+
+        run_server_loop(_serve(settings))
     elif args.command == "stdio":
         asyncio.run(_stdio(settings))
     elif args.command == "token":

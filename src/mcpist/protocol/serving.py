@@ -3,7 +3,9 @@
 - Forwarded headers (`X-Forwarded-For`, `-Proto`) are believed only from `trusted_proxies` (none by
   default, where uvicorn would trust 127.0.0.1, so anything on the machine could pick its address).
 - A client must finish a request's headers within `limits.header_timeout_s` and its body within
-  `limits.body_timeout_s`, else its connection is closed; uvicorn alone waits forever for both.
+  `limits.body_timeout_s`, else its connection is closed; uvicorn alone waits forever for both
+  (`connections`: on httptools, the fast C parser, when installed; else on h11).
+- The event loop is uvloop where installed.
 - Secrets in query strings (`?access_token=`, an OAuth `code`, `state`...) never reach a log line.
 """
 
@@ -12,15 +14,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-import h11
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mcpist.config import Settings
 
-__all__ = ["REDACTED_PARAMS", "RedactSecrets", "install_log_redaction", "redact", "timed_protocol", "uvicorn_config"]
+from .connections import timed_protocol
+
+__all__ = [
+    "REDACTED_PARAMS",
+    "RedactSecrets",
+    "install_log_redaction",
+    "redact",
+    "run_server_loop",
+    "timed_protocol",
+    "uvicorn_config",
+]
 
 logger = logging.getLogger("mcpist.web")
 
@@ -85,77 +96,18 @@ def install_log_redaction() -> None:
         logging.getLogger(name).setLevel(max(logging.INFO, logging.getLogger(name).getEffectiveLevel()))
 
 
-_TOO_LARGE = b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+def run_server_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run `main` (a server) on uvloop (libuv: a faster event loop) where it is installed, else on
+    asyncio's own loop."""
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    try:
+        import uvloop
 
-
-def timed_protocol(header_timeout_s: float, body_timeout_s: float, max_header_bytes: int) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, closing a connection whose request headers or body arrive too slowly,
-    and refusing a request line and headers over `max_header_bytes` (h11 checks only incomplete ones)."""
-
-    class TimedH11Protocol(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
-        _phase: str | None = None
-        _head = b""
-
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)  # type: ignore[arg-type]
-            self._watch(started=True)
-
-        def data_received(self, data: bytes) -> None:
-            if self.conn.their_state is h11.IDLE and self._head_too_large(data):
-                return
-            super().data_received(data)
-            self._watch(started=True)
-
-        def _head_too_large(self, data: bytes) -> bool:
-            head = self._head + data
-            end = head.find(b"\r\n\r\n")
-            if (end if end >= 0 else len(head)) > max_header_bytes:
-                self._disarm()
-                self.transport.write(_TOO_LARGE)
-                self.transport.close()
-                return True
-            self._head = b"" if end >= 0 else head
-            return False
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            # until the next request's first byte, the keep-alive timeout watches the connection
-            self._watch(started=False)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def _watch(self, *, started: bool) -> None:
-            state = self.conn.their_state
-            phase = "headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else None
-            if phase == "headers" and not started:
-                phase = None
-            if phase == self._phase:
-                return
-            self._disarm()
-            self._phase = phase
-            if phase is not None and not self.transport.is_closing():
-                limit = header_timeout_s if phase == "headers" else body_timeout_s
-                self._deadline = self.loop.call_later(limit, self._too_slow, phase, limit)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-            self._phase = None
-
-        def _too_slow(self, phase: str, limit: float) -> None:
-            self._deadline = None
-            if not self.transport.is_closing():
-                client = "%s:%d" % self.client if self.client else "a client"  # noqa: UP031
-                logger.warning(
-                    "closing the connection of %s: request %s not received within %g s", client, phase, limit
-                )
-                self.transport.close()
-
-    return TimedH11Protocol
+        factory = uvloop.new_event_loop
+    except ImportError:  # pragma: no cover - Windows, or a platform without the wheel
+        pass
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main)
 
 
 def uvicorn_config(app: Any, settings: Settings, **extra: Any) -> uvicorn.Config:
