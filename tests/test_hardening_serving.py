@@ -84,7 +84,8 @@ async def serve(
     http = timed_protocol(limits.header_timeout_s, limits.body_timeout_s, limits.max_header_bytes, impl)
     config = uvicorn_config(compose_app(rt, auth or AuthSettings()), rt.settings, log_level="info", http=http)
     # uvicorn's own access handler writes to stdout; this one sees the same records, after the same filter
-    logging.getLogger("uvicorn.access").addHandler(CAPTURE)
+    if rt.settings.access_log == "all":
+        logging.getLogger("uvicorn.access").addHandler(CAPTURE)
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve, [sock])
@@ -175,8 +176,9 @@ async def test_oversized_headers_are_refused(tmp_path: Path, impl: HttpImpl) -> 
         assert response.status_code == 431
 
 
-async def test_secrets_in_query_strings_are_redacted_from_the_access_log(tmp_path: Path) -> None:
-    async with runtime(tmp_path) as rt, serve(rt) as (url, _):
+@pytest.mark.parametrize("mode", ["summary", "all"])
+async def test_secrets_in_query_strings_are_redacted_from_the_access_log(tmp_path: Path, mode: str) -> None:
+    async with runtime(tmp_path, access_log=mode) as rt, serve(rt) as (url, _):
         token = secret(await new_token(rt))
         values = {name: secret() for name in ("code", "state", "client_secret", "refresh_token", "password")}
         async with httpx2.AsyncClient(timeout=10) as http:
@@ -187,6 +189,11 @@ async def test_secrets_in_query_strings_are_redacted_from_the_access_log(tmp_pat
     assert lines, CAPTURE.lines[-20:]
     for name in values:
         assert f"{name}=[redacted]" in lines[-1]
+    health = [line for line in CAPTURE.lines if '"GET /health?' in line]  # the server's lines, not the client's
+    # a line per request in `all`; in `summary` a successful request is only counted
+    assert bool(health) == (mode == "all"), health
+    if health:
+        assert "STATE=[redacted]" in health[-1]
 
 
 async def test_a_whole_oauth_flow_leaves_no_secret_in_the_logs(tmp_path: Path) -> None:

@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     trusted_proxies: TrustedProxies = Field(default_factory=list)
     """Reverse proxies (addresses or networks) whose X-Forwarded-For/-Proto headers are believed; none by default."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    access_log: Literal["summary", "all", "off"] = "summary"
+    """`summary`: a line per failed (4xx/5xx) or slow (1 s+) request and a summary of the rest every minute;
+    `all`: a line per request (uvicorn's access log); `off`: none. Query-string secrets are redacted in each."""
     call_timeout_s: float = Field(60.0, gt=0, le=3_600)
     access_cache_s: float = Field(2.0, ge=0, le=60)
     """How long a verified API token and a caller's permissions are reused before the database is read

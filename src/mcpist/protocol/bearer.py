@@ -23,13 +23,9 @@ class ApiTokenVerifier:
         self._valid: TtlCache[str, TokenInfo] = TtlCache(cache_s)
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        digest = hash_token(token)
-        info = self._valid.get(digest)
+        info = await self._valid.get_or_load(hash_token(token), lambda: self._store.verify(token))
         if info is None:
-            info = await self._store.verify(token)
-            if info is None:
-                return None
-            self._valid.put(digest, info)
+            return None
         return AccessToken(
             token=token,
             client_id=f"api-token:{info.name}",

@@ -124,6 +124,12 @@ def uvicorn_config(app: Any, settings: Settings, **extra: Any) -> uvicorn.Config
         "h11_max_incomplete_event_size": limits.max_header_bytes,
         "server_header": False,
     }
+    if settings.access_log != "all":
+        options["access_log"] = False
+        if settings.access_log == "summary":
+            from .access_log import AccessSummary
+
+            app = AccessSummary(app)
     config = uvicorn.Config(app, **{**options, **extra})
     install_log_redaction()
     return config

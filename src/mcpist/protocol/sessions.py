@@ -13,7 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import uuid
 from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
@@ -31,12 +35,39 @@ from starlette.types import Message, Receive, Scope, Send
 from mcpist.config import LimitsSettings
 from mcpist.errors import ResourceExhausted
 
+from .replies import SessionTraits, buffer_body, choose_json, decode, reply_as_json
+
 __all__ = ["QuotaSessionManager", "SessionQuotaApp"]
 
 logger = logging.getLogger("mcpist.protocol")
 
 Owner = tuple[str, str]
 """(token key, user key) of a session."""
+
+_opening: ContextVar[Any] = ContextVar("mcpist_opening_message", default=None)
+"""The decoded request that is opening a session (its `initialize`), for the new transport to learn from."""
+
+
+class ReplyingTransport(StreamableHTTPServerTransport):
+    """A session's transport answering each request as JSON or SSE, as `replies` decided for it."""
+
+    traits: SessionTraits
+
+    @property
+    def is_json_response_enabled(self) -> bool:
+        return reply_as_json.get()
+
+    @is_json_response_enabled.setter
+    def is_json_response_enabled(self, value: bool) -> None:
+        """The SDK sets one mode per transport; here the request decides (`reply_as_json`)."""
+
+    @asynccontextmanager
+    async def connect(self) -> AsyncIterator[Any]:
+        # the session's own tasks (its message router, its server) start here and serve every later
+        # request: they must not inherit the mode of the request that opened the session
+        reply_as_json.set(False)
+        async with super().connect() as streams:
+            yield streams
 
 
 def _owner(client_id: str | None, subject: str | None) -> Owner | None:
@@ -64,12 +95,26 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
             max_sessions=limits.max_sessions,
         )
         self.limits = limits
+        self.node_prefix = ""
+        """Starts every session id this manager opens: names the process that holds the session."""
         self._owners: OrderedDict[str, Owner] = OrderedDict()
         """Session id -> owner, least recently used first."""
         self._transports: dict[str, StreamableHTTPServerTransport] = {}
         self._open: Counter[str] = Counter()
         self._opening: Counter[str] = Counter()
         """Sessions being opened right now (admitted by `SessionQuotaApp`, not yet by the SDK)."""
+
+    @property
+    def json_response(self) -> bool:
+        return reply_as_json.get()
+
+    @json_response.setter
+    def json_response(self, value: bool) -> None:
+        """The SDK's one switch for the whole server; here each request decides (`replies`)."""
+
+    def traits(self, session_id: str) -> SessionTraits | None:
+        transport = self._server_instances.get(session_id)
+        return transport.traits if isinstance(transport, ReplyingTransport) else None
 
     def open_sessions(self, key: str) -> int:
         return self._open[key]
@@ -121,13 +166,35 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
     # the SDK's hooks: a session is registered under its creation lock and discarded however it ends
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
-        transport = super()._admit_session(requestor)
+        transport = self._new_session(requestor)
         owner = _owner(requestor["client_id"], requestor["subject"]) if requestor is not None else None
         if transport is not None and owner is not None and transport.mcp_session_id is not None:
             self._owners[transport.mcp_session_id] = owner
             self._transports[transport.mcp_session_id] = transport
             for key in owner:
                 self._open[key] += 1
+        return transport
+
+    def _new_session(self, requestor: AuthorizationContext | None) -> ReplyingTransport | None:
+        """The SDK's admission, with MCPist's transport and a session id that names this process."""
+        if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            return None
+        session_id = f"{self.node_prefix}{uuid.uuid4().hex}"
+        transport = ReplyingTransport(
+            mcp_session_id=session_id,
+            event_store=self.event_store,
+            security_settings=self.security_settings,
+            retry_interval=self.retry_interval,
+            idle_timeout=self.session_idle_timeout,
+        )
+        transport.traits = SessionTraits()
+        opening = _opening.get()
+        if isinstance(opening, dict):
+            transport.traits.learn(opening)
+        if requestor is not None:
+            self._session_owners[session_id] = requestor
+        self._server_instances[session_id] = transport
+        logger.debug("opened MCP session %s", session_id[:12])
         return transport
 
     async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
@@ -153,6 +220,8 @@ class SessionQuotaApp:
         opens = session_id is None and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS)
         if session_id is not None:
             self.manager.touch(session_id)
+        if scope["method"] == "POST":
+            receive = await self._choose_reply(scope, receive, session_id, version)
         if not opens or owner is None:
             await _answer(self.manager, scope, receive, send)
             return
@@ -166,6 +235,25 @@ class SessionQuotaApp:
             await _answer(self.manager, scope, receive, send)
         finally:
             self.manager.opening(owner, -1)
+
+    async def _choose_reply(
+        self, scope: Scope, receive: Receive, session_id: str | None, version: str | None
+    ) -> Receive:
+        """Read the (bounded) body to decide JSON or SSE for its answer; the SDK reads it again after."""
+        body, receive = await buffer_body(receive, self.manager.max_request_body_size)
+        message = decode(body)
+        modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+        traits = None
+        if not modern and session_id is not None:
+            traits = self.manager.traits(session_id)
+            if traits is not None and isinstance(message, dict):
+                traits.learn(message)
+        elif not modern and isinstance(message, dict) and message.get("method") == "initialize":
+            _opening.set(message)
+            traits = SessionTraits()
+            traits.learn(message)
+        reply_as_json.set(choose_json(message, modern, traits))
+        return receive
 
 
 class _Once:
