@@ -87,9 +87,8 @@ def serve_bare(port: int) -> None:
     import mcp_types as types
     import uvicorn
     from mcp.server import Server
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
     from starlette.applications import Starlette
-    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
     from starlette.routing import Route
 
     tool = types.Tool(
@@ -179,12 +178,14 @@ def mcpist_env() -> dict[str, str]:
 
 
 @asynccontextmanager
-async def start(name: str, argv: list[str], url: str, token: str | None, cpus: set[int] | None) -> AsyncIterator[Served]:
+async def start(
+    name: str, argv: list[str], url: str, token: str | None, cpus: set[int] | None
+) -> AsyncIterator[Served]:
     def pin() -> None:
         if cpus is not None:
             os.sched_setaffinity(0, cpus)
 
-    log = open(Path(tempfile.gettempdir()) / f"throughput_{name}.log", "wb")  # noqa: SIM115
+    log = open(Path(tempfile.gettempdir()) / f"throughput_{name}.log", "wb")  # noqa: SIM115, ASYNC230
     process = await asyncio.create_subprocess_exec(
         *argv, stdout=log, stderr=log, env=mcpist_env(), preexec_fn=pin, start_new_session=True
     )
@@ -359,9 +360,7 @@ async def load(served: Served, flow: list[Captured], clients: int, each: int) ->
     failures: list[str] = []
     cpu0 = tree_cpu_s(served.process.pid)
     t0 = time.perf_counter()
-    await asyncio.gather(
-        *(client_loop(host, int(port), path, flow, each, latencies, failures) for _ in range(clients))
-    )
+    await asyncio.gather(*(client_loop(host, int(port), path, flow, each, latencies, failures) for _ in range(clients)))
     wall = time.perf_counter() - t0
     cpu = tree_cpu_s(served.process.pid) - cpu0
     if failures:
@@ -411,8 +410,9 @@ async def part_one(tmp: Path, rounds: int, each: int) -> dict[str, Any]:
     mport, bport = free_port(), free_port()
     async with (
         start("mcpist", mcpist_argv(data_dir, mport, 1), f"http://127.0.0.1:{mport}/mcp", token, {0}) as mcpist,
-        start("bare", [sys.executable, __file__, "_serve-bare", str(bport)], f"http://127.0.0.1:{bport}/mcp", None, {0})
-        as bare,
+        start(
+            "bare", [sys.executable, __file__, "_serve-bare", str(bport)], f"http://127.0.0.1:{bport}/mcp", None, {0}
+        ) as bare,
     ):
         for revision, mode in ((MODERN, MODERN), (LEGACY, "legacy")):
             flows = {

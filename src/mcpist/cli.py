@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -47,6 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(serve)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="processes sharing the port (default: cluster.workers, else one per core when bound beyond "
+        "loopback with PostgreSQL, else 1)",
+    )
 
     stdio = sub.add_parser("stdio", help="serve MCP over stdin/stdout, acting as the owner")
     _common(stdio)
@@ -136,20 +142,6 @@ def _setup_logging(settings: Settings) -> None:
         logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """Bind before announcing, so the printed URL (and port 0's real port) is already reachable."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        sock = socket.socket(family, kind, proto)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-    except OSError as exc:
-        raise ConfigError(f"cannot listen on host {host!r} port {port}: {exc.strerror or exc}") from None
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
-
-
 def _command_name() -> str:
     """How the person at the terminal runs mcpist, for hints: the path it was started by (e.g.
     `.venv/bin/mcpist`), or plain `mcpist` when that is what the shell finds."""
@@ -165,34 +157,13 @@ def _command_name() -> str:
     return shlex.quote(started)
 
 
-async def _serve(settings: Settings) -> None:
-    import uvicorn
+def _serve_worker(values: dict[str, Any], command: str, index: int) -> None:
+    """A worker process of `serve --workers N` (started by spawning: logging is set up anew)."""
+    from mcpist import launch
 
-    from mcpist.protocol.serving import uvicorn_config
-    from mcpist.runtime import start_runtime
-    from mcpist.web.app import create_app
-    from mcpist.web.ui import setup_link, web_settings
-
-    sock = _bind(settings.host, settings.port)
-    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
-    command = _command_name()
-    async with start_runtime(settings) as runtime:
-        app = create_app(runtime, command=command)
-        # forwarded headers only from trusted_proxies, timeouts for slow clients, secrets kept out of the logs
-        config = uvicorn_config(app, settings)
-        server = uvicorn.Server(config)
-        if runtime.owner_created:
-            print(f"First start: created {settings.data_dir} (database, master key, owner user).")
-        print(f"MCPist {runtime.version} serving MCP at {settings.mcp_url}")
-        link = await setup_link(runtime)
-        if link is not None:
-            minutes = web_settings(runtime).setup_link_ttl_s // 60
-            print(f"Nobody can sign in yet. Set the owner's email and password within {minutes} minutes (works once):")
-            print(f"  {link}")
-        print(f"Connect a client: create a token with `{command} token create --name laptop`")
-        print(f"  then add the server, e.g. claude mcp add --transport http mcpist {settings.mcp_url} \\")
-        print('    --header "Authorization: Bearer <token>"', flush=True)
-        await server.serve(sockets=[sock])
+    settings = launch.worker_settings(values)
+    _setup_logging(settings)
+    launch.serve_worker(settings, command, index)
 
 
 async def _stdio(settings: Settings) -> None:
@@ -445,9 +416,9 @@ def _core_command(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _setup_logging(settings)
     if args.command == "serve":
-        from mcpist.protocol.serving import run_server_loop
+        from mcpist import launch
 
-        run_server_loop(_serve(settings))
+        launch.serve(settings, _command_name(), args.workers, _serve_worker)
     elif args.command == "stdio":
         asyncio.run(_stdio(settings))
     elif args.command == "token":

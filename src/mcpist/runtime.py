@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist import __version__
+from mcpist.cluster import MIGRATIONS as CLUSTER_MIGRATIONS
 from mcpist.config import Settings
 from mcpist.elicitations import PendingElicitations
 from mcpist.errors import (
@@ -502,6 +503,7 @@ async def start_runtime(
                     SIEVE_MIGRATIONS,
                     VAULT_MIGRATIONS,
                     TASKS_MIGRATIONS,
+                    CLUSTER_MIGRATIONS,
                     *(m.migrations for m in registry if m.migrations),
                 ],
             )

@@ -26,12 +26,14 @@ from pydantic_settings import (
 from mcpist.errors import ConfigError
 
 from ._auth import AuthSettings, ExternalJwtSettings, UpstreamProvider
+from ._cluster import ClusterSettings
 from ._limits import LimitsSettings, TrustedProxies
 from ._tasks import TasksSettings
 from ._vault import VaultSettings
 from ._web import WebSettings
 
 __all__ = [
+    "ClusterSettings",
     "CONFIG_FILE_NAME",
     "AuthSettings",
     "BatchSettings",
@@ -143,6 +145,7 @@ class Settings(BaseSettings):
     vault: VaultSettings = Field(default_factory=VaultSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings)
 
     @field_validator("public_url")
     @classmethod

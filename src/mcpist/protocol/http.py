@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
@@ -25,6 +26,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from mcpist.auth.tokens import TokenStore
+from mcpist.cluster import Cluster, Node
 from mcpist.config import Settings
 from mcpist.errors import ConfigError
 from mcpist.runtime import Runtime
@@ -87,8 +89,9 @@ class McpHttp:
     """Runs the Streamable HTTP session manager; the app holds it open while it serves."""
 
 
-def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> McpHttp:
-    """`/mcp` and the OAuth endpoints for a started runtime.
+def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time, node: Node | None = None) -> McpHttp:
+    """`/mcp` and the OAuth endpoints for a started runtime; `node`: this process as one of several
+    serving this MCPist (its sessions named after it, the others' passed to them).
 
     Raises:
         ConfigError: the host settings are inconsistent, the master key is unreadable, or the
@@ -119,7 +122,9 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Mcp
             *token_verifiers(runtime, settings.auth, clock=clock),
         ]
     )
-    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager), [], metadata_url))
+    cluster = _join(runtime, manager, node) if node is not None else None
+    router = cluster.router if cluster is not None else None
+    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager, router), [], metadata_url))
     routes = [
         Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
         Route(
@@ -136,5 +141,29 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time) -> Mcp
             Middleware(HostGuard, security=security),
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
         ],
-        lifespan=manager.run,
+        lifespan=manager.run if cluster is None else partial(_serving, cluster, manager),
     )
+
+
+ELICITATION_COMPLETE = "elicitation_complete"
+
+
+def _join(runtime: Runtime, manager: QuotaSessionManager, node: Node) -> Cluster:
+    cluster = Cluster(runtime.engine, runtime.settings.cluster, node)
+    manager.node_prefix = f"{node.id}-"
+    bus = cluster.bus
+    if bus is not None:
+        elicitations = runtime.elicitations
+
+        async def completed_elsewhere(elicitation_id: str) -> None:
+            await elicitations.complete_here(elicitation_id)
+
+        bus.subscribe(ELICITATION_COMPLETE, completed_elsewhere)
+        elicitations.broadcast = partial(bus.publish, ELICITATION_COMPLETE)
+    return cluster
+
+
+@asynccontextmanager
+async def _serving(cluster: Cluster, manager: QuotaSessionManager) -> AsyncIterator[None]:
+    async with cluster.running(), manager.run():
+        yield

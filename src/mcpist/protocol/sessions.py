@@ -32,6 +32,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
+from mcpist.cluster import SessionRouter
 from mcpist.config import LimitsSettings
 from mcpist.errors import ResourceExhausted
 
@@ -203,14 +204,21 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
 
 
 class SessionQuotaApp:
-    """In front of the session manager: a request that would open a session must fit its owner's quotas."""
+    """In front of the session manager: a request that would open a session must fit its owner's
+    quotas; a request for a session another process holds goes to that process (`router`)."""
 
-    def __init__(self, manager: QuotaSessionManager) -> None:
+    def __init__(self, manager: QuotaSessionManager, router: SessionRouter | None = None) -> None:
         self.manager = manager
+        self.router = router
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         session_id = headers.get(MCP_SESSION_ID_HEADER)
+        if session_id is not None and self.router is not None:
+            node = self.router.elsewhere(session_id)
+            if node is not None:
+                await self.router.forward(node, scope, receive, send)
+                return
         version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
         user = scope.get("user")
         owner = None

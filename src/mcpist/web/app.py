@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from mcpist.cluster import Node
 from mcpist.protocol.http import mcp_http
 from mcpist.protocol.oauth import browser_user
 from mcpist.runtime import Runtime
@@ -25,15 +26,18 @@ from mcpist.web.ui import ui_mount, upgrade_ui, web_settings
 logger = logging.getLogger("mcpist.web")
 
 
-def create_app(runtime: Runtime, *, clock: Callable[[], float] = time.time, command: str = "mcpist") -> Starlette:
-    """The HTTP application for a started runtime; `command` is how its operator runs mcpist (for hints).
+def create_app(
+    runtime: Runtime, *, clock: Callable[[], float] = time.time, command: str = "mcpist", node: Node | None = None
+) -> Starlette:
+    """The HTTP application for a started runtime; `command` is how its operator runs mcpist (for hints);
+    `node`: this process as one of several serving this MCPist (`mcpist.cluster`).
 
     Raises:
         ConfigError: the host settings are inconsistent, or the authorization server cannot start
             (unreadable master key, a public URL that is not https).
     """
     settings = runtime.settings
-    protocol = mcp_http(runtime, clock=clock)
+    protocol = mcp_http(runtime, clock=clock, node=node)
 
     async def health(request: Request) -> JSONResponse:
         try:

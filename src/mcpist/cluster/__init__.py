@@ -1,0 +1,78 @@
+"""Several processes serving one MCPist: which are alive and where (`_registry`), the requests of a
+session passed to the process holding it (`_routing`), and small events for all of them (`_bus`).
+
+`mcpist serve --workers N` runs N processes on one port; replicas on several machines share one
+PostgreSQL database. Everything a request needs lives in the database, except a 2025-11-25 session
+(its streams, the server's pending requests to the client), which lives in one process: its
+requests are routed there. An elicitation completed in any process reaches the waiting client
+through the bus.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from mcpist.config import ClusterSettings
+
+from ._bus import Bus, DatagramBus, Handler, PostgresBus, bus_path
+from ._registry import Node, NodeRegistry, new_node_id
+from ._routing import FORWARDED_HEADER, SessionRouter, node_of
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+"""The cluster branch of Alembic revisions, for `mcpist.storage.migrate.upgrade`."""
+
+logger = logging.getLogger("mcpist.cluster")
+
+__all__ = [
+    "FORWARDED_HEADER",
+    "MIGRATIONS",
+    "Bus",
+    "Cluster",
+    "Handler",
+    "Node",
+    "NodeRegistry",
+    "SessionRouter",
+    "bus_path",
+    "new_node_id",
+    "node_of",
+]
+
+
+class Cluster:
+    """This process as a node: registered while it serves, with a router and a bus."""
+
+    def __init__(self, engine: AsyncEngine, settings: ClusterSettings, node: Node) -> None:
+        self.node = node
+        self.registry = NodeRegistry(engine, node, settings.heartbeat_s, settings.node_ttl_s)
+        self.router = SessionRouter(self.registry)
+        self.bus: Bus | None
+        if engine.dialect.name == "postgresql":
+            self.bus = PostgresBus(engine, node.id)
+        elif bus_path(node.address) is not None:
+            self.bus = DatagramBus(self.registry)
+        else:
+            self.bus = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        await self.registry.register()
+        logger.info("serving as cluster node %s at %s", self.node.id, self.node.address)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.registry.heartbeat)
+                if self.bus is not None:
+                    tg.start_soon(self.bus.run)
+                try:
+                    yield
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.router.aclose()
+                await self.registry.unregister()
