@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/context_cv.py --by style            # ... by writing style (voice, slack, keigo ...)
     .venv/bin/python benchmarks/context_cv.py --by source           # ... by file: each file's dialogs unseen in turn
     .venv/bin/python benchmarks/context_cv.py --train a --test b    # one author's files (all of them) → another's
+    .venv/bin/python benchmarks/context_cv.py --train a,b --test c  # ... → a development set (data/dev_c_*.txt)
+    .venv/bin/python benchmarks/context_cv.py --shipped --test c    # the shipped weights on a development set
     .venv/bin/python benchmarks/context_cv.py -v                    # list every miss
 
 Each fold trains both models (intent and same attribute) on the other folds' dialogs plus the
@@ -12,8 +14,11 @@ planning (in memory, no database: `_reading.read` → `_plan.plan_turn` → `_sy
 `add_turn` does) and scores them as `benchmarks/context_eval.py` does: first label and exact label
 set per turn, goal kept and prompt right per dialog. A whole domain (or style, or file) is unseen
 when its dialogs are played, so the figures say how the model carries over to other subjects and
-phrasings, not how well it remembers its own sentences. Sentence vectors are kept between runs in
-the temporary directory (context_cv_vectors.npz); a text's vector never changes.
+phrasings, not how well it remembers its own sentences. The development sets (`data/dev_*.txt`, by
+authors the training never reads) are played only when `--test` names their author. With -v each
+prompt miss says why, from what the store holds (goal turn not stored, goal text masked, replacement
+missed, wrong replacement ...). Sentence vectors are kept between runs in the temporary directory
+(context_cv_vectors.npz); a text's vector never changes.
 """
 
 from __future__ import annotations
@@ -66,12 +71,14 @@ class Tally:
     goal_kept: int = 0
     prompt_right: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
+    causes: Counter[str] = field(default_factory=Counter)
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for name in ("turns", "first", "exact", "alone", "dialogs", "goal_kept", "prompt_right"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.kinds.update(other.kinds)
+        self.causes.update(other.causes)
         self.misses += other.misses
 
     def line(self) -> str:
@@ -83,6 +90,7 @@ class Tally:
             f"message alone {pct(self.alone, self.turns)}\n"
             f"  goal kept {pct(self.goal_kept, self.dialogs)}; prompt right {pct(self.prompt_right, self.dialogs)}; "
             f"misses: {dict(self.kinds) or 'none'}"
+            + "".join(f"\n    {n} x {why}" for why, n in sorted(self.causes.items(), key=lambda kv: (-kv[1], kv[0])))
         )
 
 
@@ -98,6 +106,47 @@ def expected(dialog: _corpus.Dialog) -> tuple[list[str], dict[str, str], set[str
                 replaced.add(active[key])
             active[key] = phrase
     return goals, active, replaced - set(active.values())
+
+
+def successors(dialog: _corpus.Dialog) -> dict[str, str]:
+    """Each replaced phrase and the phrase that set its attribute last."""
+    last: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for turn in dialog.turns:
+        for key, phrase in turn.sets.items():
+            if key in last:
+                keys[last[key]] = key
+            last[key] = phrase
+    return {old: last[key] for old, key in keys.items() if old != last[key]}
+
+
+def cause(kind: str, phrase: str, store: Store, dialog: _corpus.Dialog) -> str:
+    """Why a phrase is missing from (or still in) the final prompt, from what the store holds."""
+    holding = [item for item in store.items if phrase in item.text]
+    goals = [item for item in holding if item.kind == "problem"]
+    if kind == "goal lost":
+        if not holding:
+            return "goal turn not stored (read as question or small talk)"
+        if not goals:
+            return "goal turn stored as a constraint"
+        if any(item.active for item in goals):
+            return "goal text masked"
+        return "goal dropped"
+    if kind == "active missing":
+        if not holding:
+            return "not stored (read as question or small talk)"
+        if all(not item.active for item in holding):
+            return "wiped by a later replacement"
+        return "masked in the goal"
+    active = [item for item in holding if item.active]
+    if active and all(item.kind == "problem" for item in active):
+        return "still in the goal text (not masked)"
+    new = successors(dialog).get(phrase, "")
+    newer = [item for item in store.items if new and new in item.text]
+    if not newer:
+        return "new value not stored (read as question or small talk)"
+    replaced = [item for item in store.items if item.superseded_by in {n.id for n in newer}]
+    return "wrong replacement (another item replaced)" if replaced else "replacement missed"
 
 
 def play(dialog: _corpus.Dialog, weights: _intent.Weights, encoder: CachedEncoder, tokenizer: Tokenizer) -> Tally:
@@ -149,7 +198,10 @@ def play(dialog: _corpus.Dialog, weights: _intent.Weights, encoder: CachedEncode
     tally.prompt_right += not any(found.values())
     for kind, phrases in found.items():
         tally.kinds[kind] += len(phrases)
-        tally.misses += [f"{dialog.id}: {kind}: {p!r}" for p in phrases]
+        for p in phrases:
+            why = cause(kind, p, store, dialog)
+            tally.causes[f"{kind}: {why}"] += 1
+            tally.misses.append(f"{dialog.id}: {kind}: {p!r} ({why})")
     return tally
 
 
@@ -169,15 +221,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--by", choices=["domain", "style", "source"], default="domain")
     parser.add_argument("-k", type=int, default=5, help="number of folds")
-    parser.add_argument("--train", nargs="*", help="authors (a, b ...) whose files to train on; the rest is tested")
+    parser.add_argument("--train", nargs="*", help="authors (a b, or a,b) whose files to train on; the rest is tested")
     parser.add_argument("--test", nargs="*", help="authors whose dialogs to test on (with --train or --shipped)")
     parser.add_argument("--shipped", action="store_true", help="play --test (or everything) with the shipped weights")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
+    for name in ("train", "test"):
+        if getattr(args, name) is not None:
+            setattr(args, name, [a for part in getattr(args, name) for a in part.split(",") if a])
 
     encoder = DiskCachedEncoder(CACHE)
     tokenizer = Tokenizer.load()
-    everything = _corpus.dialogs()
+    trained = _corpus.dialogs()
+    dev = [d for d in _corpus.dialogs(pattern="dev_*.txt") if args.test and _corpus.author(d.source) in args.test]
+    everything = trained + dev
 
     def picks(authors: list[str] | None) -> set[str]:
         return {d.id for d in everything if authors is None or _corpus.author(d.source) in authors}

@@ -14,6 +14,10 @@ small to ship:
     turn sets (`;` between several); setting a key again replaces its earlier phrase; `\\n` in a
     text is a line break (a bulleted message).
 
+`dev_*.txt` files hold dialogs in the same format by an author the models were not trained on: a
+development set to measure how the module carries over to new phrasings (`benchmarks/context_cv.py
+--train a b --test c`); the training never reads them.
+
 `turns_*.txt` holds single turns outside any dialog (`LABELS | text`), `pairs_*.txt` pairs written
 to share words or value types with or without sharing the attribute (`+ old || new` for the same
 attribute, `- old || new` for another). Lines starting with `#` are comments.
@@ -130,8 +134,9 @@ def read_pairs(path: Path) -> list[Pair]:
     return out
 
 
-def dialogs(data: Path = DATA) -> list[Dialog]:
-    return [d for path in sorted(data.glob("dialogs_*.txt")) for d in read_dialogs(path)]
+def dialogs(data: Path = DATA, pattern: str = "dialogs_*.txt") -> list[Dialog]:
+    """The training dialogs; `pattern="dev_*.txt"` gives the development sets, which the training never reads."""
+    return [d for path in sorted(data.glob(pattern)) for d in read_dialogs(path)]
 
 
 def single_turns(data: Path = DATA, files: Callable[[str], bool] | None = None) -> list[Turn]:

@@ -177,6 +177,11 @@ WISH = _cue(
     r"\b(?:want|wanna|would like|'d like|need|needs|hoping|hope|looking to|looking for|trying to|plan(?:ning)? to)\b",
     r"\b(?:goal|aim)\b",
 )
+# a wish turned down is a condition: "I don't want chemical treatments", 「車は使いたくない」
+NEGATED_WISH = _cue(
+    r"たくない|たくありません|ほしくない|欲しくない|ほしくありません",
+    r"\b(?:don'?t|do not|doesn'?t|does not|never|won'?t)\s+(?:really\s+)?(?:want|wanna|need|like)\b",
+)
 _GOAL_NOUN = _cue(
     r"手伝|相談|困って|悩んで|アイデア|企画|計画|仕組み|方法|やりたいこと|目標",
     r"\bhelp\b|\bgoal\b|\bplan\b|\bproject\b|\bideas?\b|\bthe task\b|\bsystem\b|\bprocess\b|\bbrainstorm\b",

@@ -29,6 +29,8 @@ from ._text import detect_language
 
 REPLACE = 0.5  # same-attribute probability from which a new statement replaces a stored one
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
+CLEAR = 0.2  # below the bars, a new value replaces the one candidate it sets with this probability ...
+CLEAR_MARGIN = 3.0  # ... when that is this many times the next candidate's, and they share a kind of value
 ATTACH = 0.2  # below this similarity a refinement attaches to the goal
 TITLE_CHARS = 80
 _IMPORTANT = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
@@ -138,19 +140,46 @@ class _Turn:
             mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
         bar = REPLACE_REVISED if revises else REPLACE
-        # a condition stated inside the goal is masked in the mission once replaced: only a message
-        # that says it changes something may do that (「3級は去年取りました」 leaves 「簿記2級に合格したい」)
-        cued = bool(self.reading.revision or self.reading.accepted)
-        goals = [g for g in self.items if g.active and g.kind == "problem"]
-        candidates = [c for c in candidates if cued or not any(g.turn == c.turn and c.text in g.text for g in goals)]
+        # the sentence that states the goal is masked in the mission once replaced: only a message that
+        # says it changes something may do that (「3級は去年取りました」 leaves 「簿記2級に合格したい」); a
+        # condition listed beside it is a constraint like any other (「会期は6月1日から」)
+        if not (self.reading.revision or self.reading.accepted):
+            candidates = [c for c in candidates if not self.states_goal(c)]
         new = Side(s.text, s.vector, s.attribute, s.values, terms, topic)
+        probs = self.weights.same_attribute(new, [self.side(c) for c in candidates])
+        scored = list(zip(candidates, probs, strict=True))
         best: tuple[Item, float] | None = None
-        for old, p in zip(
-            candidates, self.weights.same_attribute(new, [self.side(c) for c in candidates]), strict=True
-        ):
+        for old, p in scored:
             if p >= bar and (best is None or p >= best[1]):
                 best = (old, p)
+        if best is None and s.values and scored:
+            # a new value and one stored statement the model sets far above every other: "75 gal" after
+            # "40 gal", 「50名ほどになりそう」 after 「30名ほどです」 (no word of change needed)
+            ranked = sorted(scored, key=lambda pair: -pair[1])
+            top, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
+            if top >= CLEAR and top >= CLEAR_MARGIN * second and self.shares_kind(s, ranked[0][0]):
+                best = ranked[0]
         return best
+
+    def shares_kind(self, s: Sentence, item: Item) -> bool:
+        """A value of the same kind and, when both say what they count, the same unit ("8 servers" is no
+        "5 cooks", "six weeks" no "22 years"); a bare number is any numeric kind."""
+        for a in s.values:
+            for b in f.values_of(item.text):
+                kind = a.kind == b.kind or ("number" in (a.kind, b.kind) and {a.kind, b.kind} <= f.NUMERIC)
+                if kind and (not a.unit or not b.unit or a.unit == b.unit):
+                    return True
+        return False
+
+    def states_goal(self, item: Item) -> bool:
+        """A constraint kept from a goal's own sentence: the goal's only one, or one the model reads as the goal."""
+        goals = [g for g in self.items if g.active and g.kind == "problem" and g.turn == item.turn]
+        if not any(item.text in g.text for g in goals):
+            return False
+        if any(item.text == g.text for g in goals):
+            return True
+        probs = self.weights.intent(self.vectors[item.text], f.features(item.text, detect_language(item.text)))
+        return max(probs, key=lambda label: probs[label]) == "PROBLEM_DEFINITION"
 
     def parent_of(self, s: Sentence, narrowing: bool) -> Item | None:
         """What a refinement refines: the most similar item; the goal when nothing is close.

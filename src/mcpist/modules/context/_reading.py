@@ -13,6 +13,7 @@ The model (`_intent.py`) scores each sentence; the dialog's structure then decid
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -58,11 +59,17 @@ class Reading:
     narrowing: str | None
 
 
+# the number of a list item ("1.", "2)", "(3)", 「①」): a bullet, not a sentence of its own
+_LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)](?!\d)|[\u2460-\u2473\u2776-\u277f])\s*")
+
+
 def sentences_of(message: str) -> list[str]:
     """The message's sentences and bullet points; 「じゃあそれで」 stays with the question it accepts."""
     out: list[str] = []
-    for part in split_sentences(message):
-        text = part.lstrip("・-*•● ").strip()
+    parts = split_sentences(message)
+    for n, part in enumerate(parts):
+        bullet = part.lstrip("・-*•● ")
+        text = _LIST_MARK.sub("", bullet).strip() if n + 1 < len(parts) or _LIST_MARK.sub("", bullet) else bullet
         if not text:
             continue
         if out and f.is_wordless(text):
@@ -158,6 +165,10 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0) -> list[
     if not has_goal:
         return _first_roles(reading, out)
     weak = goal_strength < WEAK_GOAL
+    if weak and not reading.revision and any(s.top == "PROBLEM_DEFINITION" for s in reading.sentences):
+        # small talk was taken for the goal (「今日暑かったね」): the first message the model reads as a
+        # goal states it, as a first message would, a question included (「…どう組めばいいの」)
+        return _first_roles(reading, out)
     for i, s in enumerate(reading.sentences):
         text = f.normalize(s.text)
         p = s.probs["PROBLEM_DEFINITION"]
@@ -166,10 +177,12 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0) -> list[
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
         if out[i] != "goal":
             continue
-        # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also want a
-        # dashboard": a wish the model reads as a goal; otherwise only a goal the model is sure of
+        # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also need to get
+        # our Instagram going": a wish that sets no value (a value makes it a condition) and the model reads
+        # as a goal; otherwise only a goal the model is sure of
         opens = f.NEW_TOPIC.search(text) is not None
-        if reading.revision or not (opens or (wish and p >= NEW_GOAL) or p >= SURE_GOAL or weak):
+        wished = wish and (p >= NEW_GOAL or not (s.values or f.NEGATED_WISH.search(text)))
+        if reading.revision or not (opens or wished or p >= SURE_GOAL or weak):
             out[i] = "statement"
     return out
 

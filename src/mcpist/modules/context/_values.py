@@ -218,8 +218,18 @@ def shape(value: Value) -> str:
     return f"{text}|{value.kind}" if text != "#" else f"#{value.unit}|{value.kind}"
 
 
+def _masked(value: Value, mark: str) -> str:
+    """A count's number masked, the words it counts kept: "two beehives" → "X beehives" (a goal's object
+    must survive the masking of its count); any other value goes whole ("$2000", 「6月1日」)."""
+    if value.kind not in ("count", "number"):
+        return mark
+    masked = NUMERAL.sub(mark, value.text)
+    return masked if masked != value.text else mark
+
+
 def mask_values(text: str, kinds: set[ValueKind], mark: str) -> str:
-    """`text` (normalised) with its values of `kinds` replaced by `mark`; every value when none is of those kinds.
+    """`text` (normalised) with the numbers of its values of `kinds` replaced by `mark`; every value when
+    none is of those kinds.
 
     A bare number counts as any numeric kind and the other way round ("for 12" → "18 now").
     """
@@ -235,7 +245,7 @@ def mask_values(text: str, kinds: set[ValueKind], mark: str) -> str:
         start = t.find(v.text, pos)
         if start < 0:
             continue
-        out += [t[pos:start], mark if v in chosen else v.text]
+        out += [t[pos:start], _masked(v, mark) if v in chosen else v.text]
         pos = start + len(v.text)
     out.append(t[pos:])
     return "".join(out)
