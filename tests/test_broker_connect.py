@@ -198,7 +198,7 @@ async def test_type_a_key_is_pasted_into_the_servers_own_form(tmp_path: Path, da
         form = await browser.get(relative(url))
         assert (
             form.status_code == 200
-            and "type='password'" in form.text
+            and 'type="password" name="secret"' in form.text
             and "form-action 'self'" in str(form.headers["content-security-policy"])
         )
         t = parse_qs(urlsplit(url).query)["t"][0]

@@ -61,9 +61,9 @@ class Replica:
 
 
 @asynccontextmanager
-async def replica(data_dir: Path, database_url: str | None, unix: bool) -> AsyncIterator[Replica]:
+async def replica(data_dir: Path, database_url: str | None, unix: bool, **settings: Any) -> AsyncIterator[Replica]:
     """A runtime served as one cluster node: on TCP (a replica elsewhere) or on a unix socket (a worker)."""
-    async with runtime(data_dir, modules=[relay], database_url=database_url) as rt:
+    async with runtime(data_dir, modules=[relay], database_url=database_url, **settings) as rt:
         public = socket.socket()
         public.bind(("127.0.0.1", 0))
         public.listen(64)
@@ -149,16 +149,18 @@ async def balanced(backends: list[str]) -> AsyncIterator[tuple[str, RoundRobin]]
 
 
 @asynccontextmanager
-async def two_replicas(tmp_path: Path, database_url: str | None, unix: bool) -> AsyncIterator[list[Replica]]:
+async def two_replicas(
+    tmp_path: Path, database_url: str | None, unix: bool, **settings: Any
+) -> AsyncIterator[list[Replica]]:
     async with AsyncExitStack() as stack:
-        first = await stack.enter_async_context(replica(tmp_path / "a", database_url, unix))
+        first = await stack.enter_async_context(replica(tmp_path / "a", database_url, unix, **settings))
         if database_url is None:  # SQLite: the workers of one machine share the data directory
             second_dir = tmp_path / "a"
         else:  # a replica elsewhere: its own directory, the same master key
             second_dir = tmp_path / "b"
             second_dir.mkdir(mode=0o700)
             shutil.copy2(tmp_path / "a" / "master.key", second_dir / "master.key")
-        second = await stack.enter_async_context(replica(second_dir, database_url, unix))
+        second = await stack.enter_async_context(replica(second_dir, database_url, unix, **settings))
         yield [first, second]
 
 
@@ -231,6 +233,25 @@ async def test_a_session_alternating_between_workers_on_sqlite(tmp_path: Path) -
     async with two_replicas(tmp_path, None, unix=True) as replicas:
         await session_alternating(replicas)
         await elicitation_completed_elsewhere(replicas)
+
+
+async def test_one_scrape_of_metrics_answers_for_every_worker(tmp_path: Path) -> None:
+    token = "m" * 24
+    async with (
+        two_replicas(tmp_path, None, unix=True, observe={"metrics_token": token}) as replicas,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        scrape = await http.get(f"{replicas[0].url}/metrics", headers={"Authorization": f"Bearer {token}"})
+        assert scrape.status_code == 200
+        for r in replicas:
+            assert f'node="{r.node.id}"' in scrape.text
+        # one worker asking another gets that worker's own figures, unlabelled: no loop, no double count
+        own = await http.get(
+            f"{replicas[1].url}/metrics", headers={"Authorization": f"Bearer {token}", "X-MCPist-Forwarded": "x"}
+        )
+        assert own.status_code == 200 and 'node="' not in own.text
+        refused = await http.get(f"{replicas[0].url}/metrics", headers={"Authorization": "Bearer wrong"})
+        assert refused.status_code == 401
 
 
 async def test_a_session_of_a_gone_node_is_not_found_and_nothing_is_passed_twice(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ RANKS: dict[str, int] = {
     "mcpist.errors": 0,
     "mcpist.ttlcache": 0,
     "mcpist.config": 1,
+    "mcpist.observe": 1,  # metrics, request ids, logs, traces: counted from the upstream clients up
     "mcpist.upstream": 2,
     "mcpist.storage": 3,
     "mcpist.modules": 4,  # the module API and registry, not the built-in modules (plugins)
@@ -48,6 +49,7 @@ RANKS: dict[str, int] = {
 
 # (importer, imported) -> why, for the few imports between peers of one rank that are right
 PEERS: dict[tuple[str, str], str] = {
+    ("mcpist.observe", "mcpist.config"): "observation takes its settings section, as every layer does",
     ("mcpist.cli", "mcpist.launch"): "`serve` hands its processes (one, or several workers) to the launcher",
 }
 
@@ -250,6 +252,7 @@ def test_the_settings_load_no_other_layer() -> None:
         "mcpist.config._auth",
         "mcpist.config._cluster",
         "mcpist.config._limits",
+        "mcpist.config._observe",
         "mcpist.config._tasks",
         "mcpist.config._vault",
         "mcpist.config._web",

@@ -207,5 +207,6 @@ def test_the_public_api_is_pinned() -> None:
         "URL_PATTERN",
         "Unauthenticated",
         "Unavailable",
+        "embedding_timer",
     ]
     assert all(hasattr(mcpist.modules, name) for name in mcpist.modules.__all__)

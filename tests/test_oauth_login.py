@@ -132,7 +132,7 @@ async def test_consent_page_escapes_what_the_client_says(tmp_path: Path) -> None
             await sign_in(http, request_id, OWNER, PASSWORD)
             page = await http.get("/oauth/consent", params={"request": request_id})
             assert "<script>" not in page.text
-            assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page.text
+            assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page.text
             assert "cannot vouch for its name" in page.text
             assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
 
@@ -189,12 +189,18 @@ def test_public_api_is_pinned() -> None:
     assert sorted(oauth.__all__) == sorted(
         [
             "ChainedTokenVerifier",
+            "Cookies",
             "ExternalJwtVerifier",
+            "Keys",
             "MCPistAuthProvider",
             "OAuthTokenVerifier",
+            "Pages",
+            "PasswordOutcome",
+            "PasswordSignIn",
             "RuntimeLike",
             "authorization_servers",
             "browser_user",
+            "load_master_key",
             "oauth_routes",
             "token_verifiers",
         ]

@@ -9,6 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from mcpist.observe import metrics
 from support import http_client, new_token, runtime
 
 pytestmark = pytest.mark.anyio
@@ -46,6 +47,7 @@ async def test_a_quiet_session_gets_json_until_it_asks_for_log_messages(tmp_path
         token = await new_token(rt)
         async with http_client(rt, token) as http:
             _, headers = await open_session(http, {})
+            assert (metrics.REGISTRY.get_sample_value("mcpist_sessions_open") or 0) >= 1
             assert kind(await http.post("/mcp", content=rpc("tools/list", {}), headers=headers)) == "application/json"
             answer = await http.post("/mcp", content=rpc("tools/call", CALL, 2), headers=headers)
             assert kind(answer) == "application/json"

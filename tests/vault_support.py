@@ -41,6 +41,7 @@ from mcpist.vault import TokenBroker, broker_for, connect_routes
 from mcpist.vault.broker import RolesOf, no_roles
 from mcpist.vault.cli import VaultAdmin
 from mcpist.web.app import create_app
+from mcpist.web.ui import Pages
 from support import BASE, runtime
 from support import served as support_served
 
@@ -324,7 +325,9 @@ async def web_client(env: Env, token: str | None = None, **routes: Any) -> Async
     """An HTTP client for the app with the connect routes mounted (as the lead mounts them)."""
     app = create_app(env.rt)
     # ahead of the routes create_app mounts, so a test's `session_user` hook takes effect
-    app.router.routes[:0] = connect_routes(env.broker, on_connected=env.rt.elicitations.complete, **routes)
+    app.router.routes[:0] = connect_routes(
+        env.broker, on_connected=env.rt.elicitations.complete, pages=Pages(env.rt), **routes
+    )
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         app.router.lifespan_context(app),
@@ -339,7 +342,8 @@ async def web_client(env: Env, token: str | None = None, **routes: Any) -> Async
 async def served(env: Env, **routes: Any) -> AsyncIterator[str]:
     """`support.served` with the connect routes built by the test (e.g. its `session_user`); yields
     the base URL."""
-    async with support_served(env.rt, connect_routes(env.broker, on_connected=env.rt.elicitations.complete, **routes)):
+    connect = connect_routes(env.broker, on_connected=env.rt.elicitations.complete, pages=Pages(env.rt), **routes)
+    async with support_served(env.rt, connect):
         # the port is known only now; connect URLs are made per call, after this
         env.broker.connector.base_url = env.rt.settings.base_url
         yield env.rt.settings.base_url

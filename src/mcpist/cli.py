@@ -132,11 +132,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _setup_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from mcpist.observe import setup_logging
+
+    # text or JSON lines (observe.log_format), each record with its HTTP request's id
+    setup_logging(settings.log_level, settings.observe.log_format, sys.stderr)
     if settings.log_level != "DEBUG":
         # one line per migration step and plugin on every command is noise, not news
         logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -16,6 +16,7 @@ import anyio
 from mcpist.config import LimitsSettings
 from mcpist.errors import ResourceExhausted
 from mcpist.modules.api import Caller
+from mcpist.observe.metrics import quota_refused
 
 __all__ = ["Kind", "Quotas"]
 
@@ -60,6 +61,7 @@ class Quotas:
         """
         while (refusal := self._refusal(kind, caller)) is not None:
             if not wait:
+                quota_refused(refusal.data["quota"])
                 raise refusal
             if self._freed is None:
                 self._freed = anyio.Event()

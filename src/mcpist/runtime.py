@@ -12,7 +12,6 @@ import logging
 import os
 import secrets
 import stat
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ from mcpist.modules.api import (
     ToolSpec,
 )
 from mcpist.modules.registry import RegisteredTool, Registry
+from mcpist.observe import Observer, current_request_id, new_request_id, observing
 from mcpist.quotas import Quotas
 from mcpist.sieve import (
     HIDDEN_TOOL_CALL,
@@ -61,6 +61,7 @@ from mcpist.sieve import (
     Sieve,
     Via,
     ensure_owner_access,
+    list_disabled_modules,
     load_access,
     record_security_event,
 )
@@ -132,17 +133,21 @@ class Runtime:
     """The connection pool every module's upstream client shares (each call has its own cookies and auth)."""
     tasks: TaskRunner | None = None
     """MCP tasks running in this process (`start_runtime` starts it)."""
+    observer: Observer = field(default_factory=Observer)
+    """Counts, audits and traces tool calls (`start_runtime` applies `settings.observe`)."""
 
     sieve: Sieve = field(init=False)
     quotas: Quotas = field(init=False)
     """Work each user and token has running at once (`settings.limits`)."""
 
     _principals: TtlCache[tuple[str, str | None], Principal] = field(init=False)
+    _disabled: TtlCache[None, frozenset[str]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.sieve = Sieve(self.registry)
         self.quotas = Quotas(self.settings.limits)
         self._principals = TtlCache(self.settings.access_cache_s)
+        self._disabled = TtlCache(self.settings.access_cache_s)
 
     async def principal(self, caller: Caller) -> Principal:
         """The caller with the tools its user's roles (kept to its token's roles) allow.
@@ -150,18 +155,33 @@ class Runtime:
         Cached for `settings.access_cache_s` seconds per user and token: a role change made
         elsewhere takes that long to bite, and a call costs no database read meanwhile.
         """
+
+        async def load() -> Principal:
+            roles, rules = await load_access(self.engine, caller.user_id, caller.token_id)
+            grants = self.sieve.grants(rules).without(await self.disabled_modules())
+            return Principal(caller, grants, tuple(roles))
+
+        # concurrent requests of one caller share one read when the entry has expired
         key = (caller.user_id, caller.token_id)
-        cached = self._principals.get(key)
-        if cached is not None and cached.caller == caller:
-            return cached
-        roles, rules = await load_access(self.engine, caller.user_id, caller.token_id)
-        principal = Principal(caller, self.sieve.grants(rules), tuple(roles))
-        self._principals.put(key, principal)
+        principal = await self._principals.get_or_load(key, load)
+        if principal is None or principal.caller != caller:
+            principal = await load()
+            self._principals.put(key, principal)
         return principal
 
     def forget_access(self) -> None:
-        """Drop cached permissions, after this process changed roles or grants."""
+        """Drop cached permissions, after this process changed roles, grants or switched modules."""
         self._principals.clear()
+        self._disabled.clear()
+
+    async def disabled_modules(self) -> frozenset[str]:
+        """The modules an admin switched off for everyone (cached as permissions are): every caller's
+        grants leave them out, so no path lists, describes or runs their tools, resources or prompts."""
+        found = self._disabled.get(None)
+        if found is None:
+            found = await list_disabled_modules(self.engine)
+            self._disabled.put(None, found)
+        return found
 
     async def roles_of(self, caller: Caller) -> list[str]:
         """The names of the roles in force for this caller, by name (the token broker's shared accounts)."""
@@ -348,19 +368,23 @@ class Runtime:
             MCPistError: any expected failure, with its code; unexpected exceptions become
                 Internal carrying a request id (the traceback goes to the log only).
         """
-        principal = who if isinstance(who, Principal) else await self.principal(who)
-        caller = principal.caller
-        found = await self.authorize(principal, module, tool, via)
-        kwargs = found.schema.validate(params)
-        resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
-        check_writable(found.module, found.spec, resolved)
-        ctx = self.context(caller, found.module, resolved, sampler, channel, tool=found.spec)
-        limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
-        # a batch or script was admitted as a whole: its tool calls queue for a slot instead of failing
-        async with self.quotas.hold("call", caller, wait=via != "call"):
-            return await self.run_guarded(
-                f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
-            )
+        caller = who.caller if isinstance(who, Principal) else who
+        # counted, audited and traced however it ends, refusals included (never its params or result)
+        with self.observer.tool_call(caller.user_id, caller.token_id, module, tool, via, account) as call:
+            principal = who if isinstance(who, Principal) else await self.principal(who)
+            found = await self.authorize(principal, module, tool, via)
+            kwargs = found.schema.validate(params)
+            resolved = await self.accounts.resolve(caller, found.module, account) if found.spec.needs_account else None
+            if resolved is not None:
+                call.account = resolved.account.name
+            check_writable(found.module, found.spec, resolved)
+            ctx = self.context(caller, found.module, resolved, sampler, channel, tool=found.spec)
+            limit = timeout_s if timeout_s is not None else self.settings.call_timeout_s
+            # a batch or script was admitted as a whole: its tool calls queue for a slot instead of failing
+            async with self.quotas.hold("call", caller, wait=via != "call"):
+                return await self.run_guarded(
+                    f"{module}.{tool}", limit, ctx, lambda: found.spec.fn(ctx, **kwargs), found.schema.dump_output
+                )
 
     async def run_guarded(
         self,
@@ -384,7 +408,8 @@ class Runtime:
         except MCPistError:
             raise
         except Exception:
-            request_id = uuid.uuid4().hex[:12]
+            # the HTTP request's id, which its log lines carry too; a call outside HTTP (stdio, a task) gets its own
+            request_id = current_request_id() or new_request_id()
             logger.exception("%s failed unexpectedly (request id %s)", what, request_id)
             raise Internal(
                 f"internal error in {what}; the server log has details under request id {request_id}",
@@ -515,6 +540,11 @@ async def start_runtime(
             raise ConfigError(f"database_url: the database cannot be opened or migrated: {_short(exc)}") from None
         owner, created = await ensure_owner(engine)
         await ensure_owner_access(engine, owner.id)
+        # entered before the modules and tasks, so it outlives them and writes their last tool calls
+        tool_of = registry.tool
+        observer = await stack.enter_async_context(
+            observing(engine, settings.observe, version=__version__, known=lambda m, t: tool_of(m, t) is not None)
+        )
         if transport is None:
             transport = await stack.enter_async_context(httpx.AsyncHTTPTransport(proxy=settings.upstream_proxy))
         # token endpoints and identity providers go through the same pool (and proxy) as the modules' calls
@@ -552,6 +582,7 @@ async def start_runtime(
             module_settings=module_settings,
             module_states=states,
             transport=transport,
+            observer=observer,
         )
         runtime.tasks = await stack.enter_async_context(TaskRunner.running(engine, settings.tasks))
         runtime.accounts = broker_for(

@@ -1,7 +1,8 @@
 """The UI in a real browser (Debian's chromium through Playwright): signing in, every page as an admin and
 as a plain user, a token made in the UI used by an MCP client, a role edited in the UI changing what
 `get_module_schema` shows, both languages, and no console error (a CSP violation is one). One browser and
-one server for the whole module; a screenshot of each page goes to $MCPIST_ARTIFACTS (default: the
+one server for the whole module; connecting accounts from `/tools?connect=SERVICE` through an OAuth
+provider on a loopback socket and by pasting a key; a screenshot of each page goes to $MCPIST_ARTIFACTS (default: the
 system's temp dir, mcpist-artifacts/ui), never into the repository."""
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright, expect
-from ui_support import ADMIN, ALICE, MODULES, PASSWORD, people
+from ui_support import ADMIN, ALICE, MODULES, PASSWORD, LoopbackProvider, people
 
 from mcpist.auth.tokens import TokenStore
+from mcpist.auth.users import find_user
+from mcpist.modules.api import Caller
 from mcpist.runtime import Runtime
 from mcpist.sieve import prepare_token
+from mcpist.vault.broker import TokenBroker
 from support import runtime, served
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,6 +44,7 @@ class Site:
     rt: Runtime
     base: str
     browser: Any
+    provider: LoopbackProvider
     console: list[str] = field(default_factory=list)
 
     async def page_as(self, email: str | None, language: str = "en-US") -> Any:
@@ -71,12 +76,19 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def site(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Site]:
-    async with runtime(tmp_path_factory.mktemp("browser"), MODULES) as rt:
+    async with (
+        LoopbackProvider().serving() as provider,
+        runtime(tmp_path_factory.mktemp("browser"), [*MODULES, provider.module()]) as rt,
+    ):
         await people(rt)
+        assert isinstance(rt.accounts, TokenBroker)
+        await rt.accounts.apps.put("loopcal", provider.client_id, provider.client_secret)
         async with served(rt) as mcp_url, async_playwright() as playwright:
+            # the connect URLs the broker makes name the port, known only now
+            rt.accounts.connector.base_url = rt.settings.base_url
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
             try:
-                yield Site(rt, mcp_url.removesuffix("/mcp"), browser)
+                yield Site(rt, mcp_url.removesuffix("/mcp"), browser, provider)
             finally:
                 await browser.close()
 
@@ -209,3 +221,62 @@ async def test_both_languages(site: Site) -> None:
     await page.wait_for_load_state()
     assert await page.locator("html").get_attribute("lang") == "en"
     await page.context.close()
+
+
+def broker(site: Site) -> TokenBroker:
+    assert isinstance(site.rt.accounts, TokenBroker)
+    return site.rt.accounts
+
+
+async def test_an_account_is_connected_through_the_services_oauth_flow(site: Site) -> None:
+    page = await site.page_as(ADMIN)
+    await page.goto(site.base + "/tools?connect=loopcal")
+    assert "Connect loopcal" in await page.locator("#h-connect").inner_text()
+    await shot(page, "admin-connect-oauth")
+    await page.locator("#h-connect + form input[name=name]").fill("work")
+    # the form posts to /tools/connect, which redirects to /connect/loopcal, then to the provider and back
+    await page.get_by_role("button", name="Continue to loopcal").click()
+    await page.wait_for_url("**/connect/loopcal/callback?**")
+    assert "Your loopcal account work is connected" in await page.locator("main").inner_text()
+    assert site.provider.access_token not in await page.content()
+    await shot(page, "admin-connected-oauth")
+    admin = await site.rt.principal(Caller(user_id=(await _id(site, ADMIN)), email=ADMIN))
+    resolved = await broker(site).resolve(admin.caller, site.rt.registry.module("loopcal"), "work")  # type: ignore[arg-type]
+    assert resolved is not None and resolved.account.name == "work"
+    assert len(site.provider.exchanged) == 1
+    await page.goto(site.base + "/tools")
+    section = page.locator("section.module", has=page.locator("#mod-loopcal"))
+    assert "loopcal:work" in await section.inner_text()
+    await page.context.close()
+
+
+async def test_a_key_is_pasted_on_the_tools_page_and_on_a_connect_link(site: Site) -> None:
+    page = await site.page_as(ALICE)
+    await page.goto(site.base + "/tools?connect=remote")
+    form = page.locator("#h-connect + form")
+    await form.locator("input[name=name]").fill("work")
+    await form.locator("input[name=secret]").fill("PASTED-KEY-0451")
+    await shot(page, "user-connect-key")
+    await form.get_by_role("button", name="Save").click()
+    await page.wait_for_url("**/tools?done=connected")
+    assert "The account is connected" in await page.locator("main").inner_text()
+    assert "PASTED-KEY-0451" not in await page.content()
+    assert "remote:work" in await page.locator("main").inner_text()
+    # the connect link a client is given (URL elicitation) opens the same layout, in her language
+    alice = Caller(user_id=(await _id(site, ALICE)), email=ALICE)
+    link = await broker(site).connector.begin(alice.user_id, "remote", "spare")
+    await page.goto(link + "&lang=ja")
+    assert await page.locator("html").get_attribute("lang") == "ja"
+    await page.locator("input[name=secret]").fill("PASTED-KEY-0452")
+    await shot(page, "ja-connect-link")
+    await page.get_by_role("button", name="保存").click()
+    await page.wait_for_load_state()
+    assert "連携しました" in await page.locator("h1").inner_text()
+    assert {a.name for a in await broker(site).accounts.find("remote", user_id=alice.user_id)} >= {"work", "spare"}
+    await page.context.close()
+
+
+async def _id(site: Site, email: str) -> str:
+    user = await find_user(site.rt.engine, email)
+    assert user is not None
+    return user.id

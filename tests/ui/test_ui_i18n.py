@@ -133,6 +133,7 @@ async def test_japanese_pages_carry_no_english_ui_text(ui: Ui) -> None:
             f"/roles?id={basic.id}&service=calendar",
             "/logs",
             "/logs?view=admin",
+            "/settings",
             "/nowhere",
         ]:
             page = (await admin.get(path)).text

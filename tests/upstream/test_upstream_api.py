@@ -9,7 +9,7 @@ from pathlib import Path
 import mcpist.upstream
 
 PACKAGE = Path(mcpist.upstream.__file__).parent
-ALLOWED = {"httpx", "anyio", "pydantic", "mcpist.errors"}
+ALLOWED = {"httpx", "anyio", "pydantic", "mcpist.errors", "mcpist.observe"}
 
 
 def test_public_api() -> None:

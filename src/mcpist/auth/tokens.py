@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from mcpist.errors import Conflict, InvalidArgument, NotFound
 from mcpist.storage.tables import api_tokens, users
+from mcpist.storage.users import enabled
 
 TOKEN_PREFIX = "mcpist_"  # noqa: S105 - a public marker, not a secret
 TOKEN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -133,14 +134,15 @@ class TokenStore:
         return info
 
     async def verify(self, token: str) -> TokenInfo | None:
-        """The active token matching `token`, or None; records when it was last used."""
+        """The active token matching `token` of a user who is not disabled, or None; records when it was
+        last used."""
         if not token.startswith(TOKEN_PREFIX) or len(token) > 128:
             return None
         digest = hash_token(token)
         query = (
             sa.select(*_columns())
             .join(users, users.c.id == api_tokens.c.user_id)
-            .where(api_tokens.c.token_hash == digest, api_tokens.c.revoked_at.is_(None))
+            .where(api_tokens.c.token_hash == digest, api_tokens.c.revoked_at.is_(None), enabled())
         )
         async with self._engine.connect() as conn:
             row = (await conn.execute(query)).first()

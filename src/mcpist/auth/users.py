@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from mcpist.errors import Conflict, InvalidArgument, NotFound
 from mcpist.storage.tables import users
-from mcpist.storage.users import OWNER_EMAIL, User
+from mcpist.storage.users import OWNER_EMAIL, User, get_owner, user_columns, user_from_row
 
 from .passwords import hash_password, verify_password
 from .tables import user_passwords
@@ -36,6 +36,7 @@ class UserRecord:
     system_role: str
     created_at: datetime
     has_password: bool
+    disabled_at: datetime | None = None
 
 
 def normalize_email(email: str) -> str:
@@ -55,14 +56,10 @@ def email_allowed(email: str, allowed: Iterable[str]) -> bool:
     return any(entry in (email, domain) for entry in allowed)
 
 
-def _user(row: sa.Row[tuple[str, str, str]]) -> User:
-    return User(id=row[0], email=row[1], system_role=row[2])
-
-
 async def _find(conn: AsyncConnection, email: str) -> User | None:
-    query = sa.select(users.c.id, users.c.email, users.c.system_role).where(users.c.email == email)
+    query = sa.select(*user_columns()).where(users.c.email == email)
     row = (await conn.execute(query)).first()
-    return _user(row) if row else None
+    return user_from_row(row) if row else None
 
 
 async def _unclaimed_owner(conn: AsyncConnection) -> User | None:
@@ -128,12 +125,13 @@ async def list_users(engine: AsyncEngine) -> list[UserRecord]:
             users.c.system_role,
             users.c.created_at,
             user_passwords.c.user_id.is_not(None),
+            users.c.disabled_at,
         )
         .select_from(users.outerjoin(user_passwords, user_passwords.c.user_id == users.c.id))
         .order_by(users.c.created_at, users.c.email)
     )
     async with engine.connect() as conn:
-        return [UserRecord(r[0], r[1], r[2], r[3], bool(r[4])) for r in await conn.execute(query)]
+        return [UserRecord(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in await conn.execute(query)]
 
 
 async def set_password(engine: AsyncEngine, email: str, password: str | None) -> User:
@@ -153,21 +151,23 @@ async def set_password(engine: AsyncEngine, email: str, password: str | None) ->
 
 
 async def check_password(engine: AsyncEngine, email: str, password: str) -> User | None:
-    """The user if `password` is theirs; None otherwise, taking as long whether or not the email exists."""
+    """The user if `password` is theirs (a disabled one too: `User.disabled` says so); None otherwise,
+    taking as long whether or not the email exists."""
     query = (
-        sa.select(users.c.id, users.c.email, users.c.system_role, user_passwords.c.password_hash)
+        sa.select(*user_columns(), user_passwords.c.password_hash)
         .select_from(users.join(user_passwords, user_passwords.c.user_id == users.c.id))
         .where(users.c.email == email.strip().lower())
     )
     async with engine.connect() as conn:
         row = (await conn.execute(query)).first()
-    if not await verify_password(row[3] if row else None, password) or row is None:
+    if not await verify_password(row[4] if row else None, password) or row is None:
         return None
-    return User(id=row[0], email=row[1], system_role=row[2])
+    return user_from_row(row)
 
 
 async def allowlisted_user(engine: AsyncEngine, email: str, allowed: Iterable[str]) -> User | None:
-    """The registered user with this email, or a new one if the email is in `allowed`; else None."""
+    """The registered user with this email (a disabled one too: the caller refuses it), or a new one if
+    the email is in `allowed`; else None."""
     email = email.strip().lower()
     user = await find_user(engine, email)
     if user is not None or not email_allowed(email, allowed):
@@ -177,3 +177,81 @@ async def allowlisted_user(engine: AsyncEngine, email: str, allowed: Iterable[st
     except Conflict:
         # signed in twice at once: the other attempt created the user
         return await find_user(engine, email)
+
+
+async def unclaimed_owner(engine: AsyncEngine) -> User | None:
+    """The owner while it is still the placeholder nobody can sign in as: `owner@localhost`, no password."""
+    async with engine.connect() as conn:
+        return await _unclaimed_owner(conn)
+
+
+async def claim_owner(engine: AsyncEngine, owner_id: str, email: str, password: str) -> User | None:
+    """Give the placeholder owner an email and a password; None if it was claimed meanwhile (so a set-up
+    link works once: only while the owner has no password).
+
+    Raises:
+        InvalidArgument: a bad email, or a password outside the policy.
+        Conflict: another user has this email.
+    """
+    email = normalize_email(email)
+    password_hash = await hash_password(password)
+    unclaimed = ~sa.exists().where(user_passwords.c.user_id == owner_id)
+    try:
+        async with engine.begin() as conn:
+            changed = await conn.execute(
+                users.update()
+                .where(users.c.id == owner_id, users.c.email == OWNER_EMAIL, unclaimed)
+                .values(email=email)
+            )
+            if changed.rowcount != 1:
+                return None
+            await _store_password(conn, owner_id, password_hash)
+    except sa.exc.IntegrityError:
+        raise Conflict(f"a user with email {email!r} exists", {"field": "email"}) from None
+    return User(owner_id, email, "admin")
+
+
+async def _not_owner(engine: AsyncEngine, user_id: str, what: str) -> None:
+    owner = await get_owner(engine)
+    if owner is not None and owner.id == user_id:
+        raise Conflict(f"the owner {what}", {"field": "user"})
+
+
+async def set_system_role(engine: AsyncEngine, user_id: str, system_role: str) -> None:
+    """Make a user an admin or a plain user.
+
+    Raises:
+        InvalidArgument: a system role other than admin or user.
+        NotFound: no such user.
+        Conflict: demoting the owner (who is always an admin).
+    """
+    if system_role not in SYSTEM_ROLES:
+        raise InvalidArgument(f"unknown system role {system_role!r}; use admin or user", {"field": "system_role"})
+    if system_role != "admin":
+        await _not_owner(engine, user_id, "is always an admin")
+    async with engine.begin() as conn:
+        result = await conn.execute(users.update().where(users.c.id == user_id).values(system_role=system_role))
+    if result.rowcount == 0:
+        raise NotFound("no such user", {"field": "user"})
+
+
+async def set_disabled(engine: AsyncEngine, user_id: str, disabled: bool) -> bool:
+    """Disable a user (no sign-in; their API tokens and OAuth access tokens are refused when next
+    verified) or enable them again; returns whether anything changed.
+
+    Raises:
+        NotFound: no such user.
+        Conflict: disabling the owner (nobody could administer the server).
+    """
+    if disabled:
+        await _not_owner(engine, user_id, "cannot be disabled")
+    now = datetime.now(UTC)
+    async with engine.begin() as conn:
+        exists = await conn.scalar(sa.select(sa.func.count()).where(users.c.id == user_id))
+        if not exists:
+            raise NotFound("no such user", {"field": "user"})
+        unchanged = users.c.disabled_at.is_(None) if disabled else users.c.disabled_at.is_not(None)
+        result = await conn.execute(
+            users.update().where(users.c.id == user_id, unchanged).values(disabled_at=now if disabled else None)
+        )
+    return result.rowcount == 1

@@ -23,6 +23,7 @@ from mcpist.config import ClusterSettings
 from ._bus import Bus, DatagramBus, Handler, PostgresBus, bus_path
 from ._registry import Node, NodeRegistry, new_node_id
 from ._routing import FORWARDED_HEADER, SessionRouter, node_of
+from ._scrape import scrape_workers
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 """The cluster branch of Alembic revisions, for `mcpist.storage.migrate.upgrade`."""
@@ -41,6 +42,7 @@ __all__ = [
     "bus_path",
     "new_node_id",
     "node_of",
+    "scrape_workers",
 ]
 
 
@@ -58,6 +60,12 @@ class Cluster:
             self.bus = DatagramBus(self.registry)
         else:
             self.bus = None
+
+    async def worker_metrics(self, authorization: str, host: str) -> list[tuple[str, str]]:
+        """The other workers' own metrics (`/metrics`, passed the scrape's bearer and Host)."""
+        return await scrape_workers(
+            self.registry, self.router, "/metrics", {"Authorization": authorization, "Host": host}
+        )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

@@ -59,7 +59,7 @@ class SessionRouter:
         if address is None:  # gone, never existed, or already passed on once: an expired session
             await _not_found(send)
             return
-        client = self._client(address)
+        client = self.client_for(address)
         forwarded = [(k, v) for k, v in scope["headers"] if k not in _HOP_BY_HOP and k != b"content-length"]
         forwarded.append((FORWARDED_HEADER, self.registry.node.id.encode()))
         body = [chunk async for chunk in _body(receive)]
@@ -98,7 +98,8 @@ class SessionRouter:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
 
-    def _client(self, address: str) -> httpx.AsyncClient:
+    def client_for(self, address: str) -> httpx.AsyncClient:
+        """A pooled client for the node at `address` (kept until `aclose`)."""
         client = self._clients.get(address)
         if client is None:
             timeout = httpx.Timeout(connect=self.connect_timeout_s, read=None, write=30.0, pool=self.connect_timeout_s)

@@ -28,6 +28,7 @@ from mcpist.errors import ConfigError
 from ._auth import AuthSettings, ExternalJwtSettings, UpstreamProvider
 from ._cluster import ClusterSettings
 from ._limits import LimitsSettings, TrustedProxies
+from ._observe import ObserveSettings
 from ._tasks import TasksSettings
 from ._vault import VaultSettings
 from ._web import WebSettings
@@ -40,6 +41,7 @@ __all__ = [
     "ExternalJwtSettings",
     "LimitsSettings",
     "ModulesSettings",
+    "ObserveSettings",
     "ScriptSettings",
     "Settings",
     "TasksSettings",
@@ -146,6 +148,7 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
+    observe: ObserveSettings = Field(default_factory=ObserveSettings)
 
     @field_validator("public_url")
     @classmethod

@@ -47,6 +47,7 @@ from .api import (
     StateT,
     ToolContext,
     ToolSpec,
+    embedding_timer,
 )
 
 __all__ = [
@@ -92,4 +93,5 @@ __all__ = [
     "ToolSpec",
     "Unauthenticated",
     "Unavailable",
+    "embedding_timer",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mcpist.observe.metrics import embedding_timer
 from mcpist.upstream import ServiceClient
 
 from ._auth import URL_PATTERN, AccountField, ApiKeyAuth, AuthSpec, NoAuth, OAuth2Auth
@@ -89,6 +90,7 @@ __all__ = [
     "StateT",
     "ToolContext",
     "ToolSpec",
+    "embedding_timer",
 ]
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +23,7 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from mcpist.auth.tokens import TokenStore
 from mcpist.cluster import Cluster, Node
@@ -33,7 +33,7 @@ from mcpist.runtime import Runtime
 
 from .bearer import ApiTokenVerifier, caller_from_request
 from .hosts import HostGuard
-from .oauth import ChainedTokenVerifier, authorization_servers, oauth_routes, token_verifiers
+from .oauth import ChainedTokenVerifier, Pages, authorization_servers, oauth_routes, token_verifiers
 from .server import build_server
 from .sessions import QuotaSessionManager, SessionQuotaApp
 
@@ -80,18 +80,28 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 class McpHttp:
     """What the HTTP app mounts to serve MCP."""
 
-    routes: list[Route]
+    routes: list[BaseRoute]
     """`/mcp`, its protected resource metadata (RFC 9728), and the authorization server's endpoints."""
     middleware: list[Middleware]
     """Host and Origin checks on every route; bearer authentication: API tokens, this server's OAuth
     access tokens, an external IdP's JWTs."""
     lifespan: Callable[[], AbstractAsyncContextManager[None]]
     """Runs the Streamable HTTP session manager; the app holds it open while it serves."""
+    cluster: Cluster | None = None
+    """This process as one of several (with a `node`), else None."""
 
 
-def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time, node: Node | None = None) -> McpHttp:
-    """`/mcp` and the OAuth endpoints for a started runtime; `node`: this process as one of several
-    serving this MCPist (its sessions named after it, the others' passed to them).
+def mcp_http(
+    runtime: Runtime,
+    *,
+    clock: Callable[[], float] = time.time,
+    pages: Pages | None = None,
+    page_middleware: Sequence[Middleware] = (),
+    node: Node | None = None,
+) -> McpHttp:
+    """`/mcp` and the OAuth endpoints for a started runtime; with `pages` (the web layer's templates)
+    also the sign-in and consent pages, behind `page_middleware`; `node`: this process as one of
+    several serving this MCPist (its sessions named after it, the others' passed to them).
 
     Raises:
         ConfigError: the host settings are inconsistent, the master key is unreadable, or the
@@ -125,7 +135,7 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time, node: 
     cluster = _join(runtime, manager, node) if node is not None else None
     router = cluster.router if cluster is not None else None
     mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager, router), [], metadata_url))
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
         Route(
             urlsplit(str(metadata_url)).path,
@@ -133,7 +143,7 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time, node: 
             methods=["GET", "OPTIONS"],
         ),
     ]
-    routes += oauth_routes(runtime, settings.auth, clock=clock)
+    routes += oauth_routes(runtime, settings.auth, clock=clock, pages=pages, middleware=page_middleware)
     return McpHttp(
         routes=routes,
         middleware=[
@@ -142,6 +152,7 @@ def mcp_http(runtime: Runtime, *, clock: Callable[[], float] = time.time, node: 
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
         ],
         lifespan=manager.run if cluster is None else partial(_serving, cluster, manager),
+        cluster=cluster,
     )
 
 

@@ -124,6 +124,8 @@ def uvicorn_config(app: Any, settings: Settings, **extra: Any) -> uvicorn.Config
         "h11_max_incomplete_event_size": limits.max_header_bytes,
         "server_header": False,
     }
+    if settings.observe.log_format == "json":
+        options["log_config"] = None  # uvicorn's records go through the root's JSON handler (redacted there)
     if settings.access_log != "all":
         options["access_log"] = False
         if settings.access_log == "summary":

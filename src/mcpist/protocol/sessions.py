@@ -35,6 +35,7 @@ from starlette.types import Message, Receive, Scope, Send
 from mcpist.cluster import SessionRouter
 from mcpist.config import LimitsSettings
 from mcpist.errors import ResourceExhausted
+from mcpist.observe import metrics
 
 from .replies import SessionTraits, buffer_body, choose_json, decode, reply_as_json
 
@@ -179,6 +180,7 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
     def _new_session(self, requestor: AuthorizationContext | None) -> ReplyingTransport | None:
         """The SDK's admission, with MCPist's transport and a session id that names this process."""
         if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            metrics.quota_refused("limits.max_sessions")
             return None
         session_id = f"{self.node_prefix}{uuid.uuid4().hex}"
         transport = ReplyingTransport(
@@ -195,12 +197,14 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         if requestor is not None:
             self._session_owners[session_id] = requestor
         self._server_instances[session_id] = transport
+        metrics.sessions_open.set(len(self._server_instances))
         logger.debug("opened MCP session %s", session_id[:12])
         return transport
 
     async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         self._forget(session_id)
         await super()._discard_session(session_id, transport)
+        metrics.sessions_open.set(len(self._server_instances))
 
 
 class SessionQuotaApp:
@@ -235,6 +239,7 @@ class SessionQuotaApp:
             return
         refusal = self.manager.make_room(owner)
         if refusal is not None:
+            metrics.quota_refused(str((refusal.data or {}).get("quota", "limits.sessions")))
             logger.warning("refusing a new MCP session: %s", refusal.message)
             await _refuse(refusal)(scope, receive, send)
             return

@@ -14,15 +14,18 @@ from ._events import (
     UNKNOWN_TOOL_CALL,
     SecurityEvent,
     Via,
+    count_security_events,
     list_security_events,
     record_security_event,
 )
 from ._grants import Grants, Principal, Rule, Sieve
+from ._modules import list_disabled_modules, set_module_enabled
 from ._patterns import PRESETS, Pattern, check_installed, parse_pattern
 from ._roles import (
     ADMIN_ROLE,
     ADMIN_ROLE_ID,
     Role,
+    check_patterns,
     create_role,
     delete_role,
     ensure_owner_access,
@@ -32,6 +35,7 @@ from ._roles import (
     load_access,
     revoke_role,
     roles_of,
+    update_role,
 )
 from ._tokens import NewToken, prepare_token, token_roles_by_token
 
@@ -55,11 +59,14 @@ __all__ = [
     "Sieve",
     "Via",
     "check_installed",
+    "check_patterns",
+    "count_security_events",
     "create_role",
     "delete_role",
     "ensure_owner_access",
     "get_role",
     "grant_role",
+    "list_disabled_modules",
     "list_roles",
     "list_security_events",
     "load_access",
@@ -68,5 +75,7 @@ __all__ = [
     "record_security_event",
     "revoke_role",
     "roles_of",
+    "set_module_enabled",
     "token_roles_by_token",
+    "update_role",
 ]

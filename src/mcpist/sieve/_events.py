@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -101,3 +102,17 @@ async def list_security_events(engine: AsyncEngine, limit: int = 100) -> list[Se
         )
         for row in rows
     ]
+
+
+async def count_security_events(
+    engine: AsyncEngine, since: datetime, *, kinds: Collection[str] = (), after_id: int = 0
+) -> int:
+    """How many refused calls were recorded since `since` (of `kinds`, when given; with an id above
+    `after_id`)."""
+    query = sa.select(sa.func.count()).select_from(security_events).where(security_events.c.at >= since)
+    if kinds:
+        query = query.where(security_events.c.kind.in_(list(kinds)))
+    if after_id:
+        query = query.where(security_events.c.id > after_id)
+    async with engine.connect() as conn:
+        return int(await conn.scalar(query) or 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -41,6 +41,12 @@ class Grants:
 
     def allows(self, module: str, tool: str) -> bool:
         return (module, tool) in self.tools
+
+    def without(self, modules: Collection[str]) -> Grants:
+        """These grants minus every tool of `modules` (switched off by an admin)."""
+        if not modules or self.modules.isdisjoint(modules):
+            return self
+        return Grants(frozenset(t for t in self.tools if t[0] not in modules))
 
 
 @dataclass(frozen=True)

@@ -92,9 +92,17 @@ async def load_access(engine: AsyncEngine, user_id: str, token_id: str | None) -
     return names, [Rule(role_id, effect, pattern) for _, role_id, effect, pattern in rows if effect is not None]
 
 
-def _patterns(values: Iterable[str], registry: Registry | None, unloaded: Collection[str]) -> list[str]:
+def check_patterns(values: Iterable[str], registry: Registry | None, unloaded: Collection[str] = ()) -> list[str]:
+    """The patterns parsed, checked against `registry`'s modules and tools (or `unloaded` ones), deduplicated;
+    blank values are skipped.
+
+    Raises:
+        InvalidArgument: a malformed pattern, or one naming an unknown module or tool.
+    """
     out: list[str] = []
     for value in values:
+        if not value.strip():
+            continue
         pattern = parse_pattern(value)
         if registry is not None:
             check_installed(pattern, registry, unloaded)
@@ -127,8 +135,8 @@ async def create_role(
             f"invalid role name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', starting with a letter",
             {"field": "name"},
         )
-    allowed = _patterns(allow, registry, unloaded)
-    denied = _patterns(deny, registry, unloaded)
+    allowed = check_patterns(allow, registry, unloaded)
+    denied = check_patterns(deny, registry, unloaded)
     if not allowed:
         raise InvalidArgument(
             f"role {name!r} needs at least one allow pattern: a role's deny only narrows its own allows",
@@ -276,3 +284,43 @@ async def roles_of(engine: AsyncEngine, email: str) -> list[str]:
             .order_by(roles.c.name)
         )
         return list((await conn.execute(query)).scalars())
+
+
+async def update_role(
+    engine: AsyncEngine,
+    name: str,
+    allow: Sequence[str],
+    deny: Sequence[str] = (),
+    description: str = "",
+    *,
+    registry: Registry | None = None,
+    unloaded: Collection[str] = (),
+) -> None:
+    """Replace a role's patterns and description; its holders keep it. Patterns are checked as by
+    `create_role`.
+
+    Raises:
+        NotFound: no such role.
+        Conflict: the role is built in.
+        InvalidArgument: no allow pattern, a bad pattern, or too long a description.
+    """
+    allowed = check_patterns(allow, registry, unloaded)
+    denied = check_patterns(deny, registry, unloaded)
+    if not allowed:
+        raise InvalidArgument(f"role {name!r} needs at least one allow pattern", {"field": "allow"})
+    description = " ".join(description.split())
+    if len(description) > MAX_DESCRIPTION:
+        raise InvalidArgument(f"description longer than {MAX_DESCRIPTION} characters", {"field": "description"})
+    async with engine.begin() as conn:
+        row = (await conn.execute(sa.select(roles.c.id, roles.c.builtin).where(roles.c.name == name))).first()
+        if row is None:
+            raise NotFound(f"no role named {name!r}", {"role": name})
+        if row.builtin:
+            raise Conflict(f"role {name!r} is built in and cannot be changed", {"role": name})
+        await conn.execute(roles.update().where(roles.c.id == row.id).values(description=description))
+        await conn.execute(role_permissions.delete().where(role_permissions.c.role_id == row.id))
+        await conn.execute(
+            role_permissions.insert(),
+            [{"role_id": row.id, "effect": "allow", "pattern": p} for p in allowed]
+            + [{"role_id": row.id, "effect": "deny", "pattern": p} for p in denied],
+        )

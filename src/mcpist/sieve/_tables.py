@@ -66,3 +66,12 @@ security_events = sa.Table(
     sa.Column("kind", sa.String(32), nullable=False),
     sa.Column("via", sa.String(16), nullable=False),
 )
+
+# Modules an admin switched off (migration sieve_0002): their tools, resources and prompts are hidden from
+# everyone, whatever the roles say. A module not listed is on.
+disabled_modules = sa.Table(
+    "disabled_modules",
+    metadata,
+    sa.Column("module", sa.String(64), primary_key=True),
+    sa.Column("disabled_at", UTCDateTime, nullable=False),
+)

@@ -1,4 +1,4 @@
-"""The core's tables, users and API tokens (migration core_0001); every other package keeps its own."""
+"""The core's tables, users and API tokens (migrations core_0001, core_0002); every other package keeps its own."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ users = sa.Table(
     sa.Column("email", sa.String(320), nullable=False, unique=True),
     sa.Column("system_role", sa.String(16), nullable=False, server_default="user"),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    # set while an admin has disabled the user: no sign-in, no token of theirs is accepted (core_0002)
+    sa.Column("disabled_at", UTCDateTime, nullable=True),
 )
 
 api_tokens = sa.Table(

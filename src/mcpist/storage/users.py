@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,22 +20,29 @@ class User:
     id: str
     email: str
     system_role: str
+    disabled: bool = False
+    """An admin disabled the user: they cannot sign in and no token of theirs is accepted."""
 
 
-def _row(row: sa.Row[tuple[str, str, str]]) -> User:
-    return User(id=row[0], email=row[1], system_role=row[2])
+def user_columns() -> tuple[sa.ColumnElement[Any], ...]:
+    """The columns `user_from_row` reads, in its order."""
+    return (users.c.id, users.c.email, users.c.system_role, users.c.disabled_at)
+
+
+def user_from_row(row: sa.Row[Any]) -> User:
+    return User(id=row[0], email=row[1], system_role=row[2], disabled=row[3] is not None)
 
 
 async def get_owner(engine: AsyncEngine) -> User | None:
     query = (
-        sa.select(users.c.id, users.c.email, users.c.system_role)
+        sa.select(*user_columns())
         .where(users.c.system_role == "admin")
         .order_by(users.c.created_at, users.c.id)
         .limit(1)
     )
     async with engine.connect() as conn:
         row = (await conn.execute(query)).first()
-    return _row(row) if row else None
+    return user_from_row(row) if row else None
 
 
 async def ensure_owner(engine: AsyncEngine, email: str = OWNER_EMAIL) -> tuple[User, bool]:
@@ -60,7 +68,12 @@ async def ensure_owner(engine: AsyncEngine, email: str = OWNER_EMAIL) -> tuple[U
 
 
 async def get_user(engine: AsyncEngine, user_id: str) -> User | None:
-    query = sa.select(users.c.id, users.c.email, users.c.system_role).where(users.c.id == user_id)
+    query = sa.select(*user_columns()).where(users.c.id == user_id)
     async with engine.connect() as conn:
         row = (await conn.execute(query)).first()
-    return _row(row) if row else None
+    return user_from_row(row) if row else None
+
+
+def enabled() -> sa.ColumnElement[bool]:
+    """The condition on `users` that keeps only users who are not disabled (for joins that accept a token)."""
+    return users.c.disabled_at.is_(None)

@@ -13,6 +13,7 @@ import httpx
 from pydantic import TypeAdapter, ValidationError
 
 from mcpist.errors import DeadlineExceeded, InvalidArgument, MCPistError, Unavailable
+from mcpist.observe import ObservedTransport
 
 from ._auth import AccountAuth, CredentialSource, check_origin, origin_of
 from ._errors import raise_for_status, read_bounded, redact
@@ -60,7 +61,9 @@ class ServiceClient:
         origins = tuple(o for o in (base_url, *extra_origins) if o)
         self._allowed = frozenset(origin_of(origin) for origin in origins)
         self._auth = AccountAuth(service, credentials, origins) if credentials is not None else None
-        self._retrying = RetryTransport(transport, tries=tries, deadline_s=deadline_s, sleep=sleep, clock=clock)
+        # observed inside the retries: each attempt's status and time counts (a 429, a 401 before a refresh)
+        observed = ObservedTransport(transport, service)
+        self._retrying = RetryTransport(observed, tries=tries, deadline_s=deadline_s, sleep=sleep, clock=clock)
         self._user_agent = user_agent
         self._sibling_args: dict[str, Any] = {
             "transport": transport,

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from mcpist.config import VaultSettings
 from mcpist.errors import ConnectRequired, InvalidArgument, MCPistError, NotFound, Unauthenticated, Unavailable
 from mcpist.modules.api import Account, AccountChoice, ApiKeyAuth, Caller, Module, OAuth2Auth, ResolvedAccount
+from mcpist.observe.metrics import token_refreshed
 
 from .connect import ClientFor, Connector, Services
 from .credentials import VaultCredentials
@@ -293,6 +294,7 @@ class TokenBroker:
         refresh_token = secrets.get("refresh_token")
         if not refresh_token:
             await self.accounts.mark_reauth(info.id, info.version)
+            token_refreshed(info.service, "no_refresh_token")
             logger.warning("account %s (%s) expired and has no refresh token", info.label, info.id)
             raise await self._reauth_required(caller, info)
         # a rotated refresh token must reach the database even if the caller gives up meanwhile
@@ -314,6 +316,7 @@ class TokenBroker:
                     json_body=auth.exchange_format == "json",
                 )
             except ProviderRejected as exc:
+                token_refreshed(info.service, "rejected" if exc.error == "invalid_grant" else "refused")
                 if exc.error == "invalid_grant":
                     await self.accounts.mark_reauth(info.id, info.version)
                     logger.warning("account %s (%s): the provider rejected the refresh token", info.label, info.id)
@@ -326,6 +329,7 @@ class TokenBroker:
                     {"service": info.service, "account": info.name, "error": exc.error},
                 ) from None
             except (ProviderUnavailable, NotFound) as exc:
+                token_refreshed(info.service, "unavailable")
                 await self.accounts.release_refresh(info.id, info.version)
                 if self._valid(info, self.clock()):
                     logger.warning("account %s: refresh ahead of expiry failed; using the current token", info.label)
@@ -337,8 +341,10 @@ class TokenBroker:
                     {"service": info.service, "account": info.name},
                 ) from None
             except BaseException:
+                token_refreshed(info.service, "error")
                 await self.accounts.release_refresh(info.id, info.version)
                 raise
+            token_refreshed(info.service, "ok")
             fresh = {"access_token": tokens.access_token, "refresh_token": tokens.refresh_token or refresh_token}
             saved = await self.accounts.store_refresh(
                 info, fresh, tokens.expires_at, tokens.scopes, tokens.refresh_expires_at

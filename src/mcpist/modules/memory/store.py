@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from mcpist.modules import Caller, InvalidArgument, ToolContext
+from mcpist.modules import Caller, InvalidArgument, ToolContext, embedding_timer
 
 from .analyzer import Analyzer
 from .embeddings import Embedder
@@ -25,6 +25,12 @@ from .tables import audit_logs
 from .vector_index import SqliteVectorIndex
 
 T = TypeVar("T")
+
+
+async def _timed(work: Awaitable[T]) -> T:
+    # inside the gate: the time embedding took, not the wait for a turn
+    with embedding_timer("memory"):
+        return await work
 
 
 @dataclass
@@ -43,12 +49,12 @@ class MemoryState:
         return await (self.gate.run(what, work) if self.gate is not None else work())
 
     async def embed_document(self, text: str) -> NDArray[np.float32]:
-        rows = await self._cpu("embedding", lambda: self.embedder.embed_documents([text]))
+        rows = await self._cpu("embedding", lambda: _timed(self.embedder.embed_documents([text])))
         first: NDArray[np.float32] = rows[0]
         return first
 
     async def embed_query(self, text: str) -> NDArray[np.float32]:
-        return await self._cpu("embedding the query", lambda: self.embedder.embed_query(text))
+        return await self._cpu("embedding the query", lambda: _timed(self.embedder.embed_query(text)))
 
     async def terms(self, text: str) -> list[str]:
         return await self._cpu("tokenising", lambda: anyio.to_thread.run_sync(self.analyzer.terms, text))

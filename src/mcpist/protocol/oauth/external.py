@@ -117,8 +117,8 @@ class ExternalJwtVerifier:
         if not isinstance(email, str) or not email:
             return None
         user = await allowlisted_user(self._engine, email, self._settings.allowed_emails)
-        if user is None:
-            logger.info("external JWT for %s refused: not a registered or allowed user", email)
+        if user is None or user.disabled:
+            logger.info("external JWT for %s refused: not a registered or allowed user, or disabled", email)
             return None
         scope = claims.get("scope")
         return AccessToken(

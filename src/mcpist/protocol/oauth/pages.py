@@ -1,45 +1,30 @@
-"""Small server-rendered pages: `string.Template` files, every value HTML-escaped unless it is `Html`."""
+"""How the sign-in and consent pages are drawn: by the web layer's templates, passed in as `Pages`.
+
+The flow (what is checked, what is stored, where the browser goes next) is this package's; the
+markup, the languages and the security headers are the web layer's (`mcpist.web.ui.Pages`), shared
+with the admin UI and the account-connect pages. Templates are named by what they show:
+
+- `oauth_login.html`: the sign-in form and the upstream providers' buttons;
+- `oauth_consent.html`: which client asks for what, Allow / Deny;
+- `notice.html`: a one-line outcome, by `kind` (the template holds each kind's words in every language).
+"""
 
 from __future__ import annotations
 
-import html
-from functools import cache
-from importlib.resources import files
-from string import Template
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from starlette.responses import HTMLResponse
-
-SECURITY_HEADERS = {
-    "Cache-Control": "no-store",
-    "Pragma": "no-cache",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    # no form-action: browsers apply it to the redirect after the consent form, to the client's URI
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-}
+from starlette.requests import Request
+from starlette.responses import Response
 
 
-class Html(str):
-    """Markup that is already safe; everything else is escaped."""
+class Pages(Protocol):
+    """Renders one of the web layer's templates with `context` for this request."""
 
-    __slots__ = ()
-
-
-@cache
-def _template(name: str) -> Template:
-    return Template(files(__package__).joinpath("templates", name).read_text(encoding="utf-8"))
+    def render(self, request: Request, template: str, context: Mapping[str, Any], *, status: int = 200) -> Response: ...
 
 
-def render(name: str, **values: str) -> Html:
-    escaped = {k: v if isinstance(v, Html) else html.escape(v) for k, v in values.items()}
-    return Html(_template(name).substitute(escaped))
-
-
-def page(title: str, body: Html, status_code: int = 200) -> HTMLResponse:
-    return HTMLResponse(render("base.html", title=title, body=body), status_code=status_code, headers=SECURITY_HEADERS)
-
-
-def message(title: str, text: str, *, status_code: int, error: bool = True, link: Html | None = None) -> HTMLResponse:
-    body = render("message.html", css="error" if error else "note", message=text, link=link or Html(""))
-    return page(title, body, status_code)
+def notice(pages: Pages, request: Request, kind: str, *, status: int, **values: str) -> Response:
+    """A page that says one thing (`notice.html`); `values` fill the kind's sentence, `detail` is the
+    server's own words (an upstream's error), shown as they are."""
+    return pages.render(request, "notice.html", {"kind": kind, "values": values}, status=status)

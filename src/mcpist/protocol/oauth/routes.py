@@ -2,6 +2,9 @@
 
 /.well-known/oauth-authorization-server   RFC 8414 metadata (SDK, with CIMD and RFC 9207 flags)
 /authorize /token /register /revoke       SDK handlers over `MCPistAuthProvider`
+
+and, when the web layer hands in its templates (`pages`) and headers:
+
 /oauth/login                               email + password, and buttons for upstream providers
 /oauth/consent                             which client asks for what; Allow / Deny
 /oauth/logout
@@ -11,7 +14,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 import httpx
@@ -31,18 +34,21 @@ from mcp.server.auth.routes import (
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from pydantic import AnyHttpUrl
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
 from mcpist.auth.upstream import Upstream
 from mcpist.config import AuthSettings, Settings
 from mcpist.errors import ConfigError
+from mcpist.storage.users import get_user
 
 from ._compat import OptionalClientSecret
 from ._crypto import Keys, load_master_key
 from .clients import ClientDocuments
 from .external import ExternalJwtVerifier
 from .limits import Admission
+from .pages import Pages
 from .provider import MCPistAuthProvider
 from .session import Cookies
 from .signin import SignIn
@@ -50,6 +56,8 @@ from .store import OAuthStore
 from .verifiers import OAuthTokenVerifier
 
 METADATA_PATH = "/.well-known/oauth-authorization-server"
+MAX_FORM_BYTES = 16 * 1024
+"""The sign-in and consent forms are a few fields; a larger body is refused before it is read."""
 
 
 class RuntimeLike(Protocol):
@@ -121,7 +129,7 @@ def authorization_servers(settings: Settings, auth: AuthSettings) -> list[str]:
 def browser_user(
     runtime: RuntimeLike, settings: AuthSettings, *, clock: Callable[[], float] = time.time
 ) -> Callable[[Request], Awaitable[str | None]]:
-    """Reads the signed-in user from the login session cookie (None when signed out).
+    """Reads the signed-in user from the login session cookie (None when signed out or disabled).
 
     Other pages (connecting an account) use it to bind a browser flow to its user.
 
@@ -136,15 +144,25 @@ def browser_user(
     )
 
     async def session_user(request: Request) -> str | None:
-        return cookies.session_user(request)
+        user_id = cookies.session_user(request)
+        user = await get_user(runtime.engine, user_id) if user_id else None
+        return user.id if user is not None and not user.disabled else None
 
     return session_user
 
 
 def oauth_routes(
-    runtime: RuntimeLike, settings: AuthSettings, *, clock: Callable[[], float] = time.time
-) -> list[Route]:
-    """The authorization server's routes, to mount at the root of the app beside `/mcp`.
+    runtime: RuntimeLike,
+    settings: AuthSettings,
+    *,
+    clock: Callable[[], float] = time.time,
+    pages: Pages | None = None,
+    middleware: Sequence[Middleware] = (),
+) -> list[BaseRoute]:
+    """The authorization server's endpoints, to mount at the root of the app beside `/mcp`, and with
+    `pages` (the web layer's templates) its browser pages under `/oauth` (named `oauth:NAME`), wrapped
+    in `middleware` (the web layer's security headers). Both share one provider, so a client's metadata
+    document is fetched once for the whole authorization.
 
     Raises:
         ConfigError: the master key is unreadable or the public URL is not https.
@@ -164,7 +182,7 @@ def oauth_routes(
     metadata.client_id_metadata_document_supported = settings.client_metadata_documents
     metadata.authorization_response_iss_parameter_supported = True
     admission = Admission(store, runtime.settings.limits, clock)
-    routes: list[Route] = []
+    routes: list[BaseRoute] = []
     for route in create_auth_routes(
         provider, issuer, client_registration_options=registration, revocation_options=revocation
     ):
@@ -184,6 +202,8 @@ def oauth_routes(
         elif route.path == REVOCATION_PATH:
             route = Route(REVOCATION_PATH, endpoint=OptionalClientSecret(route.endpoint), methods=["POST", "OPTIONS"])
         routes.append(route)
+    if pages is None:
+        return routes
     base_url = runtime.settings.base_url
     upstreams = {
         p.name: Upstream(p, runtime.http, f"{base_url}/oauth/upstream/{p.name}/callback") for p in settings.upstream
@@ -194,13 +214,17 @@ def oauth_routes(
         upstreams=upstreams,
         issuer=str(metadata.issuer),
         base_url=base_url,
+        pages=pages,
         clock=clock,
     )
-    return [
-        *routes,
-        Route("/oauth/login", flow.login, methods=["GET", "POST"]),
-        Route("/oauth/consent", flow.consent, methods=["GET", "POST"]),
-        Route("/oauth/logout", flow.logout, methods=["POST"]),
-        Route("/oauth/upstream/{name}", flow.upstream_start, methods=["GET"]),
-        Route("/oauth/upstream/{name}/callback", flow.upstream_callback, methods=["GET"]),
+    pages_routes = [
+        Route("/login", flow.login, methods=["GET", "POST"], name="login"),
+        Route("/consent", flow.consent, methods=["GET", "POST"], name="consent"),
+        Route("/logout", flow.logout, methods=["POST"], name="logout"),
+        Route("/upstream/{name}", flow.upstream_start, methods=["GET"], name="upstream"),
+        Route("/upstream/{name}/callback", flow.upstream_callback, methods=["GET"], name="upstream_callback"),
     ]
+    browser = Mount(
+        "/oauth", routes=pages_routes, name="oauth", middleware=list(middleware), max_body_size=MAX_FORM_BYTES
+    )
+    return [*routes, browser]

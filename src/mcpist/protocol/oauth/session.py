@@ -61,9 +61,16 @@ class Cookies:
         response.delete_cookie(self._session, path="/", secure=self._secure, httponly=True, samesite="lax")
 
     def browser_id(self, request: Request) -> str:
-        """The browser's id from its cookie, or a new one (`set_browser` sends it)."""
+        """The browser's id from its cookie, or a new one (`set_browser` sends it), the same for the
+        whole request: the form's CSRF token and the cookie sent with the page must agree."""
         value = request.cookies.get(self._browser, "")
-        return value if 20 <= len(value) <= 64 and value.isascii() else secrets.token_urlsafe(24)
+        if 20 <= len(value) <= 64 and value.isascii():
+            return value
+        fresh = getattr(request.state, "mcpist_browser", None)
+        if not isinstance(fresh, str):
+            fresh = secrets.token_urlsafe(24)
+            request.state.mcpist_browser = fresh
+        return fresh
 
     def set_browser(self, response: Response, browser_id: str) -> None:
         self._set(response, self._browser, browser_id, 86_400)

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.storage.tables import users
 from mcpist.storage.types import utc
+from mcpist.storage.users import enabled
 
 from ._crypto import Keys, digest, new_token
 from .tables import oauth_clients, oauth_codes, oauth_requests, oauth_tokens
@@ -259,7 +260,8 @@ class OAuthStore:
         query = (
             sa.select(oauth_tokens, users.c.email)
             .join(users, users.c.id == oauth_tokens.c.user_id)
-            .where(oauth_tokens.c.token_hash == digest(token), oauth_tokens.c.kind == kind)
+            # a disabled user's tokens are refused from the next request on
+            .where(oauth_tokens.c.token_hash == digest(token), oauth_tokens.c.kind == kind, enabled())
         )
         async with self.engine.connect() as conn:
             return (await conn.execute(query)).mappings().first()

@@ -7,37 +7,28 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
 
-import jinja2
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
-from starlette.templating import Jinja2Templates
 
-from mcpist.auth.ratelimit import LoginLimiter
-from mcpist.config._web import WebSettings
 from mcpist.errors import MCPistError
-from mcpist.protocol.oauth._crypto import Keys, load_master_key
-from mcpist.protocol.oauth.session import Cookies
+from mcpist.protocol.oauth import PasswordSignIn
 from mcpist.runtime import Runtime
 from mcpist.storage.users import get_user
 
-from ._i18n import Formatter, negotiate, translations
+from ._i18n import Formatter, translations
+from ._pages import MOUNT, Pages, path_for, web_settings
 from ._security import CSRF_FIELD, CSRF_HEADER, same_origin
-from ._store import LANGUAGES, Profile, get_profile, record
+from ._store import Profile, get_profile, record
 
 logger = logging.getLogger("mcpist.web")
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 MAX_FIELDS = 200
 
-
-def web_settings(runtime: Runtime) -> WebSettings:
-    return runtime.settings.web
+__all__ = ["MOUNT", "Call", "Handler", "Ui", "Viewer", "path_for", "web_settings"]
 
 
 @dataclass(frozen=True)
@@ -58,42 +49,10 @@ class Viewer:
         return self.profile.display_name or self.email
 
 
-MOUNT = "ui"
-
-
-def path_for(request: Request, name: str, query: Mapping[str, object] | None = None, **path_params: Any) -> str:
-    """The path of one of the UI's named routes (`name` without the mount's `ui:`), with a query.
-
-    A path, never an absolute URL, so links stay right behind a proxy that terminates TLS.
-    """
-    full = name if ":" in name else f"{MOUNT}:{name}"
-    root: str = request.scope.get("app_root_path", "")
-    path = root + str(request.scope["router"].url_path_for(full, **path_params))
-    kept = {k: str(v) for k, v in (query or {}).items() if v not in (None, "")}
-    return path + ("?" + urlencode(kept, quote_via=quote) if kept else "")
-
-
-@jinja2.pass_context
-def href(context: Any, name: str, /, query: Mapping[str, object] | None = None, **path_params: Any) -> str:
-    return path_for(context["request"], name, query, **path_params)
-
-
-def _environment(language: str) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        extensions=["jinja2.ext.i18n"],
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
-    env.globals["href"] = href
-    return env
-
-
 class Ui:
-    def __init__(self, runtime: Runtime, *, command: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, runtime: Runtime, *, command: str, clock: Callable[[], float] = time.time, pages: Pages | None = None
+    ) -> None:
         self.runtime = runtime
         self.engine = runtime.engine
         self.settings = web_settings(runtime)
@@ -101,43 +60,24 @@ class Ui:
         self.base_url = runtime.settings.base_url
         self.command = command
         self.clock = clock
-        self.keys = Keys(load_master_key(runtime.settings.data_dir))
-        self.cookies = Cookies(
-            self.keys,
-            secure=self.base_url.startswith("https://"),
-            session_ttl_s=self.auth.session_ttl_s,
-            clock=clock,
-        )
-        self.limiter = LoginLimiter(
-            self.engine,
-            max_failures=self.auth.login_max_failures,
-            max_failures_per_ip=self.auth.login_max_failures_per_ip,
-            window_s=self.auth.login_window_s,
-            backoff_s=self.auth.login_backoff_s,
-            clock=clock,
-        )
-        self.templates = {lang: Jinja2Templates(env=_environment(lang)) for lang in LANGUAGES}
+        self.pages = pages or Pages(runtime, command=command, clock=clock)
+        self.keys = self.pages.keys
+        self.cookies = self.pages.cookies
+        self.passwords = PasswordSignIn(self.engine, self.auth, self.cookies, clock=clock)
 
     async def viewer(self, request: Request) -> Viewer | None:
         user_id = self.cookies.session_user(request)
         user = await get_user(self.engine, user_id) if user_id else None
-        if user is None:
+        if user is None or user.disabled:
             return None
         profile = await get_profile(self.engine, user.id)
-        if profile.disabled_at is not None:
-            return None
         return Viewer(user.id, user.email, user.system_role, profile)
 
     def language(self, request: Request, viewer: Viewer | None = None) -> str:
-        if viewer is not None and viewer.profile.language in LANGUAGES:
-            return str(viewer.profile.language)
-        asked = request.query_params.get("lang")
-        if asked in LANGUAGES:
-            return str(asked)
-        return negotiate(request.headers.get("accept-language"), self.settings.default_language)
+        return self.pages.language(request, viewer)
 
     def csrf_purpose(self, viewer: Viewer | None, anonymous: str) -> str:
-        return f"ui:{viewer.id}" if viewer is not None else anonymous
+        return self.pages.csrf_purpose(viewer, anonymous)
 
     async def form(self, request: Request) -> FormData:
         return await request.form(max_files=0, max_fields=MAX_FIELDS)
@@ -156,23 +96,7 @@ class Ui:
         status: int = 200,
         csrf_purpose: str = "ui-anonymous",
     ) -> Response:
-        lang = self.language(request, viewer)
-        browser = self.cookies.browser_id(request)
-        purpose = self.csrf_purpose(viewer, csrf_purpose)
-        base = {
-            "viewer": viewer,
-            "lang": lang,
-            "fmt": Formatter(lang, viewer.profile.time_zone if viewer else None),
-            "csrf": self.cookies.csrf_token(browser, purpose),
-            "command": self.command,
-            "mcp_url": self.runtime.settings.mcp_url,
-            "path": request.url.path,
-            "error": None,
-            "notice": None,
-        }
-        response = self.templates[lang].TemplateResponse(request, template, {**base, **context}, status_code=status)
-        self.cookies.set_browser(response, browser)
-        return response
+        return self.pages.render(request, template, context, status=status, viewer=viewer, csrf_purpose=csrf_purpose)
 
     def gettext(self, request: Request, viewer: Viewer | None) -> Callable[[str], str]:
         return translations(self.language(request, viewer)).gettext

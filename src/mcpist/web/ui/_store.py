@@ -1,4 +1,4 @@
-"""The UI's records: each user's settings (name, language, time zone, disabled) and the audit log of
+"""The UI's records: each user's settings (name, language, time zone, roles held while disabled) and the audit log of
 admin actions and access requests. Secrets never go in: an action names what it changed, not values."""
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ class Profile:
     display_name: str = ""
     language: str | None = None
     time_zone: str | None = None
-    disabled_at: datetime | None = None
     held_roles: tuple[str, ...] = ()
 
 
@@ -58,7 +57,7 @@ def _profile(row: Any) -> Profile:
     if row is None:
         return Profile()
     held = tuple(json.loads(row.held_roles)) if row.held_roles else ()
-    return Profile(row.display_name, row.language, row.time_zone, row.disabled_at, held)
+    return Profile(row.display_name, row.language, row.time_zone, held)
 
 
 async def _upsert(conn: AsyncConnection, user_id: str, values: dict[str, Any]) -> None:
@@ -80,13 +79,9 @@ async def set_language(engine: AsyncEngine, user_id: str, language: str) -> None
         await _upsert(conn, user_id, {"language": language})
 
 
-async def set_disabled(engine: AsyncEngine, user_id: str, held_roles: list[str] | None) -> None:
-    """Mark the user disabled, keeping the roles to give back (None: enabled again)."""
-    values: dict[str, Any] = (
-        {"disabled_at": datetime.now(UTC), "held_roles": json.dumps(held_roles)}
-        if held_roles is not None
-        else {"disabled_at": None, "held_roles": None}
-    )
+async def hold_roles(engine: AsyncEngine, user_id: str, held_roles: list[str] | None) -> None:
+    """Keep the roles a user held when disabled, to give back when enabled (None: forget them)."""
+    values: dict[str, Any] = {"held_roles": json.dumps(held_roles) if held_roles is not None else None}
     async with engine.begin() as conn:
         await _upsert(conn, user_id, values)
 

@@ -1,5 +1,6 @@
-"""`/`: for everyone, the roles in force and the connected accounts; for admins, counts and what needs
-attention (accounts that are broken or about to stop working, access requests)."""
+"""`/`: for everyone, the roles in force and the connected accounts; for admins, counts (tool calls and
+errors today among them) and what needs attention (accounts that are broken or about to stop working,
+access requests)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from starlette.routing import Route
 
 from mcpist.auth.users import list_users
 from mcpist.modules.api import Caller
-from mcpist.sieve import list_roles
+from mcpist.observe import count_tool_calls
+from mcpist.sieve import count_security_events, list_roles
 
 from .._app import Call, Ui
-from .._core_ops import count_security_events
 from .._store import ACCESS_REQUEST, count_audit, list_audit
 from ._accounts import broker_of, view
 
@@ -45,6 +46,8 @@ async def dashboard(call: Call) -> Response:
             "accounts": len(everyone),
             "events_today": await count_security_events(runtime.engine, midnight),
             "admin_actions_today": await count_audit(runtime.engine, since=midnight),
+            "calls_today": await count_tool_calls(runtime.engine, midnight),
+            "errors_today": await count_tool_calls(runtime.engine, midnight, errors=True),
         }
         context["attention"] = [a for a in everyone if a.attention]
         context["requests"] = [

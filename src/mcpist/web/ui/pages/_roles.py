@@ -10,12 +10,11 @@ from starlette.routing import Route
 from mcpist.errors import InvalidArgument, MCPistError, NotFound
 from mcpist.modules.api import ApiKeyAuth, Module, OAuth2Auth
 from mcpist.modules.registry import Registry
-from mcpist.sieve import Role, Rule, create_role, delete_role, list_roles
+from mcpist.sieve import Role, Rule, check_patterns, create_role, delete_role, list_roles, update_role
 from mcpist.vault.cli import account_add, account_remove, app_register, app_remove
 from mcpist.vault.store import DEFAULT_ACCOUNT, AuthMethod
 
 from .._app import Call, Handler, Ui
-from .._core_ops import check_patterns, update_role
 from .._i18n import N_
 from ._accounts import broker_of, vault_admin, view
 

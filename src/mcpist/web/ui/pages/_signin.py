@@ -4,7 +4,6 @@ the first run's one-time set-up link (`/setup?t=...`) that gives the owner an em
 from __future__ import annotations
 
 import logging
-import math
 import time
 from urllib.parse import quote
 
@@ -13,14 +12,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from mcpist.auth.upstream import Upstream
-from mcpist.auth.users import check_password
+from mcpist.auth.users import claim_owner, unclaimed_owner
 from mcpist.errors import MCPistError
-from mcpist.protocol.oauth._crypto import Keys, load_master_key
+from mcpist.protocol.oauth import Keys, PasswordSignIn, load_master_key
 from mcpist.runtime import Runtime
 
 from .._app import Ui, Viewer, path_for, web_settings
-from .._core_ops import claim_owner, unclaimed_owner
-from .._store import get_profile, record
+from .._store import record
 
 logger = logging.getLogger("mcpist.web")
 
@@ -82,29 +80,19 @@ def routes(ui: Ui) -> list[Route]:
         if not ui.auth.password_login:
             return login_page(request, status=404, error=_("Password sign-in is turned off on this server."))
         email, password = str(form.get("email", "")).strip().lower(), str(form.get("password", ""))
-        # the same limits, device cookie and messages as the OAuth sign-in page (mcpist.protocol.oauth.signin)
-        ip = request.client.host if request.client else None
-        device = ui.cookies.device(request, email)
-        wait = await ui.limiter.wait_s(email, ip, device)
-        if wait > 0:
-            logger.warning("UI sign-in for %s from %s refused: too many failures", email, ip)
-            response = login_page(
-                request, status=429, email=email, error=_("Too many failed sign-ins. Wait a while and try again.")
-            )
-            response.headers["Retry-After"] = str(math.ceil(wait))
-            return response
-        user = await check_password(ui.engine, email, password)
-        if user is None:
-            await ui.limiter.record_failure(email, ip, device)
-            logger.info("UI sign-in for %s from %s failed", email, ip)
-            return login_page(request, status=403, email=email, error=_("Wrong email or password."), nobody=nobody)
-        await ui.limiter.clear(email, ip, device)
-        if (await get_profile(ui.engine, user.id)).disabled_at is not None:
-            return login_page(request, status=403, email=email, error=_("This account is disabled. Ask an admin."))
+        # the same check, limits, device cookie and messages as the OAuth sign-in page
+        outcome = await ui.passwords.attempt(request, email, password)
+        if outcome.user is None:
+            errors = {
+                "throttled": (429, _("Too many failed sign-ins. Wait a while and try again.")),
+                "disabled": (403, _("This account is disabled. Ask an admin.")),
+            }
+            status, error = errors.get(outcome.refusal or "", (403, _("Wrong email or password.")))
+            page = login_page(request, status=status, email=email, error=error, nobody=nobody)
+            return PasswordSignIn.retry_after(page, outcome)
         target = safe_next(str(form.get("next", "")) or None)
         response = RedirectResponse(target, status_code=303)
-        ui.cookies.set_session(response, user.id)
-        ui.cookies.set_device(response, email)
+        ui.passwords.signed_in(response, outcome.user)
         return response
 
     async def logout(request: Request) -> Response:

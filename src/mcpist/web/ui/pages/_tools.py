@@ -1,7 +1,9 @@
 """`/tools`: every module and tool with the viewer's access and the state of their accounts (personal,
 shared through a role, not connected; when each stops working). `?connect=SERVICE` opens the connect
 panel: paste a key (type A) or go through the service's OAuth flow (type B, the vault's connect URL).
-Tools the viewer may not use are collapsed and greyed, with "request access" (recorded for admins)."""
+Tools the viewer may not use are collapsed and greyed, with "request access" (recorded for admins).
+Admins switch a module off for everyone here (`mcpist.sieve.set_module_enabled`): the runtime then hides
+its tools, resources and prompts from every caller on every path, whatever the roles allow."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from starlette.routing import Route
 
 from mcpist.errors import MCPistError, NotFound, PermissionDenied
 from mcpist.modules.api import AccountField, Caller, Module, OAuth2Auth, ToolSpec
-from mcpist.sieve import Principal
+from mcpist.sieve import Principal, set_module_enabled
 from mcpist.vault.cli import account_add, account_remove
 from mcpist.vault.store import DEFAULT_ACCOUNT
 
@@ -25,6 +27,8 @@ NOTICES = {
     "connected": N_("The account is connected. Its secret is stored encrypted and is never shown again."),
     "disconnected": N_("The account is removed."),
     "requested": N_("Your request is recorded; an admin will see it."),
+    "module_off": N_("The module is switched off: nobody sees or runs its tools until it is switched on."),
+    "module_on": N_("The module is switched on again: the roles decide who uses it."),
 }
 
 
@@ -36,6 +40,8 @@ class ModuleView:
     accounts: list[AccountView] = field(default_factory=list)
     app_ready: bool = True
     """A type B service has a registered OAuth app (else nobody can connect an account)."""
+    switched_off: bool = False
+    """An admin switched the module off for everyone."""
 
     @property
     def name(self) -> str:
@@ -73,9 +79,11 @@ async def module_views(call: Call, principal: Principal) -> list[ModuleView]:
     accounts = await accounts_of(runtime, call.viewer.id, principal.roles, call.fmt, call._)
     broker = broker_of(runtime)
     apps = {a.service for a in await broker.apps.list()} if broker is not None else set()
+    off = await runtime.disabled_modules()
     out: list[ModuleView] = []
     for module in sorted(runtime.registry, key=lambda m: m.name):
         found = ModuleView(module, accounts=[a for a in accounts if a.info.service == module.name])
+        found.switched_off = module.name in off
         for spec in sorted(module.tools.values(), key=lambda s: s.name):
             (found.allowed if principal.grants.allows(module.name, spec.name) else found.denied).append(spec)
         found.app_ready = not isinstance(module.auth, OAuth2Auth) or module.name in apps
@@ -94,7 +102,8 @@ async def render(call: Call, *, status: int = 200, error: dict[str, str] | None 
         error=error,
         notice=call._(notice) if notice else None,
         usable=[v for v in views if v.allowed],
-        unusable=[v for v in views if not v.allowed],
+        unusable=[v for v in views if not v.allowed and not v.switched_off],
+        switched_off=[v for v in views if v.switched_off],
         connect=connect if connect is not None and connect.allowed else None,
         default_account=DEFAULT_ACCOUNT,
         vault=broker_of(call.runtime) is not None,
@@ -168,10 +177,24 @@ async def request_access(call: Call) -> Response:
     return call.redirect("tools", done="requested")
 
 
+async def switch_module(call: Call) -> Response:
+    """Admins: switch a module on or off for everyone."""
+    name, on = call.field("module"), call.field("enabled") == "on"
+    try:
+        changed = await set_module_enabled(call.runtime.engine, name, on, registry=call.runtime.registry)
+    except MCPistError as exc:
+        return await render(call, status=404, error=call.failure(exc))
+    call.runtime.forget_access()
+    if changed:
+        await call.record("module_enable" if on else "module_disable", name)
+    return call.redirect("tools", done="module_on" if on else "module_off")
+
+
 def routes(ui: Ui) -> list[Route]:
     return [
         ui.route("/tools", tools, name="tools"),
         ui.route("/tools/connect", connect, name="tools_connect", methods=("POST",)),
         ui.route("/tools/disconnect", disconnect, name="tools_disconnect", methods=("POST",)),
         ui.route("/tools/request", request_access, name="tools_request", methods=("POST",)),
+        ui.route("/tools/module", switch_module, name="tools_module", methods=("POST",), admin=True),
     ]

@@ -1,8 +1,9 @@
 """`/users` (admins): the list, and a panel per user (`?id=`, `&tab=roles`): make admin, disable or
 enable, set a password, assign roles; adding users. Every action is recorded in the audit log.
 
-Disabling takes every role from the user (so no tool is visible or runs, whatever token or sign-in
-they use), revokes their API tokens and refuses their UI sessions; enabling gives the roles back.
+Disabling marks the user disabled in the core (`mcpist.auth.users.set_disabled`: no sign-in, and their
+OAuth access tokens and API tokens are refused from the next request on), takes every role from them
+and revokes their API tokens; enabling gives the roles back (the tokens stay revoked).
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mcpist.auth.tokens import TokenStore
-from mcpist.auth.users import add_user, list_users, set_password
+from mcpist.auth.users import add_user, list_users, set_disabled, set_password, set_system_role
 from mcpist.errors import Conflict, InvalidArgument, MCPistError, NotFound
 from mcpist.sieve import grant_role, list_roles, revoke_role, roles_of
 from mcpist.storage.users import User, get_owner, get_user
 
 from .._app import Call, Handler, Ui
-from .._core_ops import set_system_role
 from .._i18n import N_
-from .._store import get_profile, get_profiles, set_disabled
+from .._store import get_profile, hold_roles
 
 NOTICES = {
     "added": N_("The user is added."),
@@ -33,7 +33,6 @@ TABS = ("details", "roles")
 async def render(call: Call, *, status: int = 200, error: dict[str, str] | None = None, **extra: object) -> Response:
     engine = call.runtime.engine
     records = await list_users(engine)
-    profiles = await get_profiles(engine)
     roles = await list_roles(engine)
     held = {r.email: [role.name for role in roles if r.email in role.users] for r in records}
     selected = next((r for r in records if r.id == call.query("id")), None)
@@ -46,7 +45,6 @@ async def render(call: Call, *, status: int = 200, error: dict[str, str] | None 
         error=error,
         notice=call._(notice) if notice else None,
         users=records,
-        profiles=profiles,
         held=held,
         roles=roles,
         selected=selected,
@@ -107,17 +105,16 @@ async def disable(call: Call) -> Response:
     try:
         user = await _target(call)
         _not_self(call, user, "disable")
-        owner = await get_owner(engine)
-        if owner is not None and owner.id == user.id:
-            raise Conflict("the owner cannot be disabled", {"field": "id"})
+        # first, so a failure below leaves the user refused rather than half disabled
+        await set_disabled(engine, user.id, True)
         held = await roles_of(engine, user.email)
+        await hold_roles(engine, user.id, held)
         for role in held:
             await revoke_role(engine, user.email, role)
         store = TokenStore(engine)
         for token in await store.list():
             if token.user_id == user.id and token.revoked_at is None:
                 await store.revoke(token.name)
-        await set_disabled(engine, user.id, held)
     except MCPistError as exc:
         return await render(call, status=400, error=call.failure(exc))
     call.runtime.forget_access()
@@ -137,7 +134,8 @@ async def enable(call: Call) -> Response:
                 given.append(role)
             except NotFound:
                 pass  # the role was deleted meanwhile
-        await set_disabled(engine, user.id, None)
+        await hold_roles(engine, user.id, None)
+        await set_disabled(engine, user.id, False)
     except MCPistError as exc:
         return await render(call, status=400, error=call.failure(exc))
     call.runtime.forget_access()
@@ -163,7 +161,7 @@ async def assign_roles(call: Call) -> Response:
     wanted = set(call.fields("role"))
     try:
         user = await _target(call)
-        if (await get_profile(engine, user.id)).disabled_at is not None:
+        if user.disabled:
             raise Conflict("enable the user before giving roles", {"field": "role"})
         current = set(await roles_of(engine, user.email))
         for role in sorted(wanted - current):
