@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/context_cv.py                       # dialogs split by domain, 5 folds
     .venv/bin/python benchmarks/context_cv.py --by style            # ... by writing style (voice, slack, keigo ...)
     .venv/bin/python benchmarks/context_cv.py --by source           # ... by file: each file's dialogs unseen in turn
-    .venv/bin/python benchmarks/context_cv.py --train a --test b    # one author's files (all of them) → another's
-    .venv/bin/python benchmarks/context_cv.py --train a,b --test c  # ... → a development set (data/dev_c_*.txt)
-    .venv/bin/python benchmarks/context_cv.py --shipped --test c    # the shipped weights on a development set
+    .venv/bin/python benchmarks/context_cv.py --train a --test b      # one author's files (all of them) → another's
+    .venv/bin/python benchmarks/context_cv.py --train a,b,c --test d  # ... → the development set (data/dev_d_*.txt)
+    .venv/bin/python benchmarks/context_cv.py --shipped --test d      # the shipped weights on the development set
     .venv/bin/python benchmarks/context_cv.py -v                    # list every miss
 
 Each fold trains both models (intent and same attribute) on the other folds' dialogs plus the

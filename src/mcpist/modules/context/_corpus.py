@@ -16,7 +16,8 @@ small to ship:
 
 `dev_*.txt` files hold dialogs in the same format by an author the models were not trained on: a
 development set to measure how the module carries over to new phrasings (`benchmarks/context_cv.py
---train a b --test c`); the training never reads them.
+--train a,b,c --test d`); the training never reads them. Author c's set, tuned on for two rounds, is
+training data now (`dialogs_c_*.txt`).
 
 `turns_*.txt` holds single turns outside any dialog (`LABELS | text`), `pairs_*.txt` pairs written
 to share words or value types with or without sharing the attribute (`+ old || new` for the same

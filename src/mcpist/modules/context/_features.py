@@ -51,6 +51,9 @@ CHANGE = _cue(
     r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\bnow\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
     r"\b(?:lower|raise|drop|increase|reduce|cut|grew|grown|went up|goes up|way up|down to)\b|\bafter thinking\b",
     r"\b(?:is|are|would be|'s|'re) (?:fine|okay|ok|acceptable)\b|\bworks too\b|\bapproved\b|\bsigned off\b",
+    # a decision or a preference over what was said: 「ガス炉にします」「〜のほうがよく売れます」, "propane it is"
+    r"(?:に|で)(?:します|する|しよう|した|しました)(?:わ|よ|ね)?[。!\uff01]?\s*$|のほうが|の方が",
+    r"\bit is[.!]?\s*$|\b(?:suits?|works?|fits?|sells?|sounds?) (?:me |us )?better\b|\b(?:is|are) better\b",
 )
 ACCEPT = _cue(
     r"じゃあ?それで|それでお願い|それでいこう|それで進め|それで行き|ならそれで",
@@ -104,6 +107,8 @@ NARROWING = _cue(
     r"\bmore specifically\b|\bspecifically\b|\bin particular\b|\bespecially\b|\bmostly\b|\bmainly\b",
     r"\bfocus(?:ed)? on\b",
     r"\bnarrow\b|\bto be (?:more )?(?:specific|precise)\b|\bprimarily\b|\bstart with\b",
+    r"主に|おもに|一番|いちばん|本当は|ほんとは|本音|\bmain thing\b|\bmost of all\b|\babove all\b",
+    r"\breally (?:want|like|need)\b|\bwhat i'?d really\b",
 )
 _FILLER_WORDS = (
     r"ok(?:ay)?|k+|cool|nice|great|perfect|awesome|thanks?(?: (?:a lot|so much))?|thank you(?: so much)?|thx|ty|cheers"
@@ -117,6 +122,11 @@ _FILLER_WORDS = (
     r"|ha(?:ha)+|lol|lmao|omg|wow|brb|ugh|phew|yay|笑|w+|草|たしかに|うんうん|へえ|すごい|おつかれさまです|おつです"
     r"|hope (?:you(?:'re| are)|your (?:day|week)(?:'s| is)|all is|everyone(?:'s| is))[\w' ]{0,20}"
     r"|お疲れさまです|お疲れ様です|いつもお世話になっております"
+    r"|(?:are )?(?:you|u) there|(?:good )?(?:morning|evening|afternoon) (?:all|everyone|team|folks)|so|ok so"
+    r"|dear (?:sir or madam|sir|madam|all|team|colleagues)|(?:long[- ]time )?lurker|first (?:time )?post(?: here)?"
+    r"|(?:quick )?(?:bit of )?background(?: first)?|(?:this|it) (?:might|may|will|could) (?:be|get) (?:a bit )?long"
+    r"|bear with me|yours (?:faithfully|sincerely|truly)|(?:kind |best |warm )?regards"
+    r"|おはよ[ーう]?|おーい|失礼(?:いた)?します|初投稿です|長文失礼します|(?:何卒|なにとぞ)?よろしくお願い(?:いた)?します"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!?、。\uff01\uff1f~〜ー…w]*)+$", _I)
 _ASK = _cue(
@@ -156,8 +166,54 @@ _JA_WH = re.compile(
     r"(?:何|なに|なん|どう|どこ|いつ|誰|だれ|どれ|どの|どんな|どっち|どちら|いくら|いくつ|なぜ|なんで)"
     r"(?!でも|も|とか|か[^ら]|にか|ぞ)"  # 「なんとか」「何か」「どうにか」: no question words
 )
-_JA_WH_END = re.compile(r"(?:か|かな|かね|の|っけ|だろう|でしょう|いい|べき|ある|良い)[。.\s]*$")
+_JA_WH_END = re.compile(r"(?:か|かな|かね|の|っけ|だろう|でしょう|いい|べき|ある|良い|よか|よかと|と|ん|ねん)[。.\s]*$")
 _JA_ASKING_END = re.compile(r"(?:だろうか|のかな|かしら|でしょうかね)[。.\s]*$")
+# questions by their ending or shape, with no question mark: 「十分かな」(not 「しようかな」, a wish), 「買うべきか」,
+# 「赤からか白からか」, 「…するか…するか迷っています」, 「冬もいるの」 after a topic 「って」, 「いいのどれ」
+_JA_BARE_Q = re.compile(
+    r"(?:(?<!う)かな[あぁー]?|かね|かしら|(?:べき|いい|良い|よい|ええ|よか|ある|いる|要る|できる|なる|た|の)か)[。.\s]*$"
+    r"|(?:^|[、,\s])[^、。\s]{1,20}って[^、。]*(?:の|ん)[。.\s]*$"
+)
+_JA_CHOICE_Q = re.compile(
+    r"[^、。\s]{2,30}(?<!何)(?<!何を)(?<!なに)か[、,]?\s*[^、。\s]{2,30}か(?:[。.\s]*$|[、,]?\s*(?:迷|悩|決められ|決めかね))"
+    r"|(?:どれ|どっち|どちら|いつ|どこ|だれ|誰|何|なに|いくら|いくつ)[。.\s]*$"
+)
+# an embedded question handed over: 「どちらが届くのか、ご意見をいただけますと幸いです」
+_JA_EMBEDDED_Q = re.compile(
+    r"(?:か|のか|かどうか)[、,]?\s*(?:ご意見|ご助言|ご教示|アドバイス|教えて|お聞かせ|伺いたい|知りたい)"
+)
+# an English question with no question mark: an indirect one ("wondering whether ...", "any idea how ...",
+# "thoughts on whether ...", "worth getting my own shoes"), or a choice put as two options ("seed or plug plants")
+_EN_INDIRECT_Q = re.compile(
+    r"\b(?:wonder(?:ing)?|curious|clarification|thoughts|advice|opinion|views?|any ideas?|guidance|input)\b"
+    r"[^.!]{0,30}?\b(?:whether|if|how|what|which|when|where|why|who)\b"
+    r"|^(?:(?:is it |would it be |it is )?worth (?:it|\w+ing)\b"
+    r"|(?:the )?(?:best|cheapest|easiest|quickest|simplest|safest) (?:\w+ ){0,3}(?:that|to|for)\b)",
+    _I,
+)
+_EN_CHOICE = re.compile(r"^[\w' -]{1,40}\bor\b[\w' -]{1,50}(?:[,;]\s*(?:what|which|how)\b[\w' -]*)?[.!]?$", _I)
+# a choice is a statement when it states, limits or accepts: "Saturday or Sunday is fine", "no nuts or shellfish"
+_EN_STATED = re.compile(
+    r"^(?:i|we|my|our|it|they|he|she|the kids|you)\b|\b(?:is|are|was|were|works?|fine|okay|ok|either|both|whichever"
+    r"|don'?t mind|mind|no|not|never|without|must|should|only|under|max|at least|or so|or more|or less|or two)\b",
+    _I,
+)
+
+
+def is_choice(text: str) -> bool:
+    """Two options put to the assistant ("reds first or whites first", "sump or no sump"), not a stated condition."""
+    t = normalize(text).strip()
+    return bool(_EN_CHOICE.match(t)) and not _EN_STATED.search(t) and not values_of(t)
+
+
+def is_indirect_question(text: str) -> bool:
+    """A question without a question mark, by an ending or shape the other cues do not cover."""
+    t = normalize(text).strip()
+    if _JA_BARE_Q.search(t) and not values_of(t):  # 「予算は2万円くらいかな」 states a value, tentatively
+        return True
+    return bool(_JA_CHOICE_Q.search(t) or _JA_EMBEDDED_Q.search(t) or _EN_INDIRECT_Q.search(t)) or is_choice(t)
+
+
 _REQUEST_Q = _cue(
     r"(?:もらえ|くれ|いただけ|頂け)(?:ます|ません)?か|てくれる[?\uff1f]|できますか|できる[?\uff1f]",
     r"^(?:could|can|would) you\b",
@@ -173,18 +229,19 @@ _IMPERATIVE = _cue(
     r"^(?:please\s+)?(?:use|keep|make|limit|include|avoid|add|send|post|focus|change|move|switch|lower|drop|put|cap|go|let'?s)\b",
 )
 WISH = _cue(
-    r"たい|ほしい|欲しい|したく|つもり|予定|考えて(?:い|おり|ます)|検討",
-    r"\b(?:want|wanna|would like|'d like|need|needs|hoping|hope|looking to|looking for|trying to|plan(?:ning)? to)\b",
+    r"たい|ほしい|欲しい|したく|つもり|予定|考えて(?:い|おり|ます)|検討|(?:よ|お)うと(?:思|考え)",
+    r"\b(?:wants?|wanna|would like|'d like|need|needs|hoping|hope|looking to|looking for|trying to|plan(?:ning)? to)\b",
+    r"\b(?:i'm|i am|we're|we are) after\b",
     r"\b(?:goal|aim)\b",
 )
 # a wish turned down is a condition: "I don't want chemical treatments", 「車は使いたくない」
 NEGATED_WISH = _cue(
-    r"たくない|たくありません|ほしくない|欲しくない|ほしくありません",
+    r"たくない|たくありません|ほしくない|欲しくない|ほしくありません|(?:避け|控え|抑え|減らし)たい",
     r"\b(?:don'?t|do not|doesn'?t|does not|never|won'?t)\s+(?:really\s+)?(?:want|wanna|need|like)\b",
 )
 _GOAL_NOUN = _cue(
     r"手伝|相談|困って|悩んで|アイデア|企画|計画|仕組み|方法|やりたいこと|目標",
-    r"\bhelp\b|\bgoal\b|\bplan\b|\bproject\b|\bideas?\b|\bthe task\b|\bsystem\b|\bprocess\b|\bbrainstorm\b",
+    r"\bhelp\b|\bgoal\b|\bplan\b|\bproject\b|\bideas?\b|\bthe task\b|\bsystem\b|\bprocess\b|\bbrainstorm\b|\bdream\b",
 )
 _NEGATION = _cue(
     r"ない|禁止|避け|不可|NG|やめ|なし|抜き|以外",
@@ -205,6 +262,7 @@ FEATURES: tuple[str, ...] = (
     "ja_question_end",
     "en_question_start",
     "request_question",
+    "indirect_question",
     "ask",
     "imperative",
     "wish",
@@ -262,12 +320,33 @@ def is_wordless(text: str) -> bool:
     return bool(_WORDLESS.match(normalize(text)))
 
 
+def states_wish(text: str) -> bool:
+    """Whether a sentence says what the user wants (a wish, a goal word, a question or a request), rather
+    than only giving background (「最近肩こりがひどくて」, "I did archery at uni years ago")."""
+    t = normalize(text)
+    if NEGATED_WISH.search(t):
+        return False
+    return any(p.search(t) for p in (WISH, _GOAL_NOUN, _ASK, INFO_REQUEST)) or is_interrogative(t)
+
+
+def narrows_goal(text: str) -> bool:
+    """What the user wants most, a narrower goal that joins the mission beside the first one: 「一番見たいのは
+    土星の輪」, 「特に終着駅の情景を作りこみたい」, "mostly I want to interview older residents". A value makes
+    it a condition ("mainly under $500"), a wish turned down a constraint."""
+    t = normalize(text)
+    if not NARROWING.search(t) or NEGATED_WISH.search(t) or any(v.kind != "date" for v in values_of(t)):
+        return False
+    return bool(WISH.search(t) or _GOAL_NOUN.search(t))
+
+
 def is_interrogative(text: str) -> bool:
     """A question by its form: a question mark, a Japanese question ending, or an English question opening."""
     text = normalize(text)
     if _QMARK.search(text) or _JA_Q_END.search(text) or _JA_ASKING_END.search(text):
         return True
     if _JA_WH.search(text) and _JA_WH_END.search(text):
+        return True
+    if is_indirect_question(text):
         return True
     return bool(_EN_Q_START.search(text) and not text.endswith("."))
 
@@ -286,6 +365,7 @@ def features(text: str, language: Language) -> Vector:
         _has(_JA_Q_END, t),
         1.0 if _EN_Q_START.search(t) and language == "en" else 0.0,
         _has(_REQUEST_Q, t),
+        1.0 if is_indirect_question(t) else 0.0,
         _has(_ASK, t),
         _has(_IMPERATIVE, t),
         _has(WISH, t),

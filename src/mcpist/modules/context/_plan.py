@@ -145,6 +145,9 @@ class _Turn:
         # condition listed beside it is a constraint like any other (「会期は6月1日から」)
         if not (self.reading.revision or self.reading.accepted):
             candidates = [c for c in candidates if not self.states_goal(c)]
+        else:
+            # only values are masked in the goal: its own sentence is replaced through a value of its kind
+            candidates = [c for c in candidates if not self.states_goal(c) or self.shares_kind(s, c, strict=True)]
         new = Side(s.text, s.vector, s.attribute, s.values, terms, topic)
         probs = self.weights.same_attribute(new, [self.side(c) for c in candidates])
         scored = list(zip(candidates, probs, strict=True))
@@ -157,19 +160,27 @@ class _Turn:
             # "40 gal", 「50名ほどになりそう」 after 「30名ほどです」 (no word of change needed)
             ranked = sorted(scored, key=lambda pair: -pair[1])
             top, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            if top >= CLEAR and top >= CLEAR_MARGIN * second and self.shares_kind(s, ranked[0][0]):
+            clear = top >= CLEAR and top >= CLEAR_MARGIN * second and self.shares_kind(s, ranked[0][0])
+            if clear and (topic is None or self.same_topic(topic, ranked[0][0])):
                 best = ranked[0]
         return best
 
-    def shares_kind(self, s: Sentence, item: Item) -> bool:
+    def shares_kind(self, s: Sentence, item: Item, strict: bool = False) -> bool:
         """A value of the same kind and, when both say what they count, the same unit ("8 servers" is no
-        "5 cooks", "six weeks" no "22 years"); a bare number is any numeric kind."""
+        "5 cooks", "six weeks" no "22 years"); a bare number is any numeric kind unless `strict`."""
         for a in s.values:
             for b in f.values_of(item.text):
-                kind = a.kind == b.kind or ("number" in (a.kind, b.kind) and {a.kind, b.kind} <= f.NUMERIC)
+                bare = not strict and "number" in (a.kind, b.kind) and {a.kind, b.kind} <= f.NUMERIC
+                kind = a.kind == b.kind or bare
                 if kind and (not a.unit or not b.unit or a.unit == b.unit):
                     return True
         return False
+
+    def same_topic(self, topic: str, item: Item) -> bool:
+        """Whether a stored statement can be about `topic` (「人数は6人です」 is not about 「卵は使わないで」):
+        it names no topic, the same one, or mentions it."""
+        other = f.topic_of(item.text, detect_language(item.text))
+        return other is None or other == topic or topic in f.normalize(item.text).lower() or other in topic
 
     def states_goal(self, item: Item) -> bool:
         """A constraint kept from a goal's own sentence: the goal's only one, or one the model reads as the goal."""
@@ -180,6 +191,10 @@ class _Turn:
             return True
         probs = self.weights.intent(self.vectors[item.text], f.features(item.text, detect_language(item.text)))
         return max(probs, key=lambda label: probs[label]) == "PROBLEM_DEFINITION"
+
+    def latest_goal(self) -> Item | None:
+        goals = [item for item in self.items if item.active and item.kind == "problem"]
+        return goals[-1] if goals else None
 
     def parent_of(self, s: Sentence, narrowing: bool) -> Item | None:
         """What a refinement refines: the most similar item; the goal when nothing is close.
@@ -253,7 +268,9 @@ def plan_turn(
     if given:
         sentence_roles = external_roles(reading, given, has_goal)
     else:
-        sentence_roles = roles(reading, has_goal, max((_goal_strength(t, g) for g in goals), default=1.0))
+        strength = max((_goal_strength(t, g) for g in goals), default=1.0)
+        wishes = not goals or any(f.states_wish(g.text) for g in goals)
+        sentence_roles = roles(reading, has_goal, strength, wishes)
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
@@ -283,8 +300,10 @@ def plan_turn(
         else:
             # the model weighs the cue words; a replacement below makes it a refinement in any case
             refinement = s.top == "REFINEMENT"
-        found = t.replacement(s)
-        if found is not None:
+        # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
+        focus = not given and has_goal and not reading.revision and f.narrows_goal(s.text)
+        found = None if focus else t.replacement(s)
+        if found is not None or focus:
             refinement = True
         label: Label = "REFINEMENT" if refinement else "CONSTRAINT_ADDITION"
         reason = why.refinement(language, cue, s.probs) if refinement else why.requirement(language, s.probs)
@@ -304,7 +323,7 @@ def plan_turn(
             reasons.append(why.replaces(language, old.text, p))
         elif refinement:
             narrowing = not reading.revision
-            parent = t.parent_of(s, narrowing)
+            parent = t.latest_goal() if focus else t.parent_of(s, narrowing)
             tier: Tier = parent.tier if parent is not None else "core" if narrowing else "evolving"
             item = t.make(tier, "refinement", s.text, label, reason)
             if parent is not None:

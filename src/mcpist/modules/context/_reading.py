@@ -3,10 +3,14 @@
 The model (`_intent.py`) scores each sentence; the dialog's structure then decides:
 - the first substantive message states the goal, unless it is only a greeting, thanks or small talk:
   its most goal-like sentence and the others but those that only set a value (questions included);
+  when it only gives background (no wish, no question), the first wish that sets no value joins it;
+- a sentence that says what the user wants most (「一番見たいのは土星の輪」, "mostly I want to ...")
+  narrows the goal: it joins the mission under the goal, which stays;
 - after that, a declarative sentence that is not a question is a requirement by default; a new goal
   joins the mission when the model is sure, when it is a wish the model reads as a goal, when the user
   opens a separate request, or when the stored goal was small talk the model does not read as one;
-- a question (by its form, by the model, or a request for information) is never stored as a
+- a question (by its form, with or without a question mark: 「…かな」「AかBか」, "A or B", "wondering
+  whether ...", by the model, or a request for information) is never stored as a
   constraint, unless the message accepts what it asks (「〜に延ばせる? じゃあそれで」) or it asks to set
   a value (「7日分にしてもらえますか」).
 """
@@ -155,27 +159,44 @@ def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
     return out
 
 
-def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0) -> list[Role]:
+def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wishes: bool = True) -> list[Role]:
     """The role of each sentence, by the model and the dialog's structure.
 
     `goal_strength` is how sure the model is that the stored goal is one (its probability of
     PROBLEM_DEFINITION): when small talk became the goal, a later statement of a goal joins it.
+    `goal_wishes` says whether the stored goal says what the user wants: when it is only background
+    (「最近肩こりがひどくて」), the first wish that sets no value is the goal it led to and joins it.
     """
     out = [_model_role(s, reading) for s in reading.sentences]
     if not has_goal:
         return _first_roles(reading, out)
+    if not goal_wishes:
+        for i, s in enumerate(reading.sentences):
+            valued = any(v.kind != "date" for v in s.values)
+            if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
+                out[i] = "goal"
+        if "goal" in out:
+            return out
     weak = goal_strength < WEAK_GOAL
     if weak and not reading.revision and any(s.top == "PROBLEM_DEFINITION" for s in reading.sentences):
         # small talk was taken for the goal (「今日暑かったね」): the first message the model reads as a
         # goal states it, as a first message would, a question included (「…どう組めばいいの」)
-        return _first_roles(reading, out)
+        first = _first_roles(reading, out)
+        # 「主にお年寄りに話を聞く番組にしたい」 still narrows the goal: the plan keeps it under the goal
+        return [
+            "statement" if r == "goal" and f.narrows_goal(s.text) else r
+            for s, r in zip(reading.sentences, first, strict=True)
+        ]
     for i, s in enumerate(reading.sentences):
         text = f.normalize(s.text)
         p = s.probs["PROBLEM_DEFINITION"]
-        wish = f.WISH.search(text) is not None
+        wish = f.WISH.search(text) is not None and not f.NEGATED_WISH.search(text)
         if weak and out[i] == "statement" and wish and p >= AFTER_WEAK_WISH and not reading.revision:
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
         if out[i] != "goal":
+            continue
+        if f.narrows_goal(s.text) and not reading.revision:
+            out[i] = "statement"  # a narrower goal: the plan keeps it under the goal, in the mission
             continue
         # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also need to get
         # our Instagram going": a wish that sets no value (a value makes it a condition) and the model reads
