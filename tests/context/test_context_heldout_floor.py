@@ -24,6 +24,14 @@ and committed before the run, 2026-11-25):
     v3: first label 353/388 = 91.0%; exact 90.2%; goal kept 43/50 = 86.0%; prompt right 29/50 = 58.0%
     v4: first label 410/449 = 91.3%; exact 88.9%; goal kept 46/52 = 88.5%; prompt right 26/52 = 50.0%
 
+Round 4 (a fifth author's development set d, never trained on; c folded into training; question
+detection, greetings, background openers, narrowing goals, replacement guards, all judged on d and the
+training-side splits only) was run once more on each (v4's second run, 2026-11-25):
+
+    v2: first label 347/372 = 93.3%; exact 91.7%; goal kept 46/52 = 88.5%; prompt right 27/52 = 51.9%
+    v3: first label 353/388 = 91.0%; exact 90.2%; goal kept 44/50 = 88.0%; prompt right 31/50 = 62.0%
+    v4: first label 414/449 = 92.2%; exact 89.5%; goal kept 46/52 = 88.5%; prompt right 27/52 = 51.9%
+
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.
 """
