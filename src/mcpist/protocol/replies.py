@@ -55,14 +55,18 @@ class SessionTraits:
     wants_logs: bool = False
     """It sent `logging/setLevel`: log notifications may come during any request."""
 
-    def learn(self, message: dict[str, Any]) -> None:
-        method = message.get("method")
+    def opened_by(self, message: dict[str, Any]) -> None:
+        """Learn from the `initialize` that opens the session (its client's capabilities)."""
         params = message.get("params")
-        if method == "initialize" and isinstance(params, dict):
+        if message.get("method") == "initialize" and isinstance(params, dict):
             caps = params.get("capabilities")
             caps = caps if isinstance(caps, dict) else {}
             self.can_be_asked = bool(caps.get("elicitation") is not None or caps.get("sampling") is not None)
-        elif method == "logging/setLevel":
+
+    def saw(self, message: dict[str, Any]) -> None:
+        """Learn from a later request of the session. Only ever moves towards streams (SSE): a request
+        is read before the SDK checks it comes from the session's own credential."""
+        if message.get("method") == "logging/setLevel":
             self.wants_logs = True
 
 

@@ -193,7 +193,7 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         transport.traits = SessionTraits()
         opening = _opening.get()
         if isinstance(opening, dict):
-            transport.traits.learn(opening)
+            transport.traits.opened_by(opening)
         if requestor is not None:
             self._session_owners[session_id] = requestor
         self._server_instances[session_id] = transport
@@ -260,11 +260,11 @@ class SessionQuotaApp:
         if not modern and session_id is not None:
             traits = self.manager.traits(session_id)
             if traits is not None and isinstance(message, dict):
-                traits.learn(message)
+                traits.saw(message)
         elif not modern and isinstance(message, dict) and message.get("method") == "initialize":
             _opening.set(message)
             traits = SessionTraits()
-            traits.learn(message)
+            traits.opened_by(message)
         reply_as_json.set(choose_json(message, modern, traits))
         return receive
 
