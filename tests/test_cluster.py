@@ -254,6 +254,21 @@ async def test_one_scrape_of_metrics_answers_for_every_worker(tmp_path: Path) ->
         assert refused.status_code == 401
 
 
+async def test_the_sockets_of_workers_that_died_are_removed(tmp_path: Path) -> None:
+    run = run_dir(tmp_path / "a")
+    stale = [run / "0123456789ab.sock", run / "0123456789ab.bus"]
+    fresh = run / "ba9876543210.sock"  # a worker starting right now: its row is not there yet
+    for path in [*stale, fresh]:
+        path.touch()
+    for path in stale:
+        os.utime(path, (1, 1))
+    async with two_replicas(tmp_path, None, unix=True) as replicas:
+        assert not any(path.exists() for path in stale)
+        assert fresh.exists()
+        for r in replicas:
+            assert await anyio.Path(r.node.address.removeprefix("unix:")).exists()
+
+
 async def test_a_session_of_a_gone_node_is_not_found_and_nothing_is_passed_twice(tmp_path: Path) -> None:
     async with two_replicas(tmp_path, None, unix=True) as replicas:
         token = await new_token(replicas[0].rt)

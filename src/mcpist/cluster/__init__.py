@@ -11,6 +11,7 @@ through the bus.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -67,9 +68,29 @@ class Cluster:
             self.registry, self.router, "/metrics", {"Authorization": authorization, "Host": host}
         )
 
+    async def prune_sockets(self) -> int:
+        """Remove the socket files of nodes that are gone (a worker killed before it could clean up);
+        returns how many. Only files older than `node_ttl_s`: a worker just starting has made its
+        socket before its row."""
+        path = bus_path(self.node.address)
+        if path is None:
+            return 0
+        live = {self.node.id, *(peer.id for peer in await self.registry.peers())}
+        cutoff = time.time() - self.registry.node_ttl_s
+        removed = 0
+        for leftover in [*path.parent.glob("*.sock"), *path.parent.glob("*.bus")]:
+            try:
+                if leftover.stem not in live and leftover.stat().st_mtime < cutoff:
+                    leftover.unlink()
+                    removed += 1
+            except OSError:  # another worker removed it first
+                continue
+        return removed
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         await self.registry.register()
+        await self.prune_sockets()
         logger.info("serving as cluster node %s at %s", self.node.id, self.node.address)
         try:
             async with anyio.create_task_group() as tg:
