@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/context_cv.py --train a --test b      # one author's files (all of them) → another's
     .venv/bin/python benchmarks/context_cv.py --train a,b,c --test d  # ... → the development set (data/dev_d_*.txt)
     .venv/bin/python benchmarks/context_cv.py --shipped --test d      # the shipped weights on the development set
+    .venv/bin/python benchmarks/context_cv.py --shipped --test e      # ... on the set built around goal statements
     .venv/bin/python benchmarks/context_cv.py -v                    # list every miss
 
 Each fold trains both models (intent and same attribute) on the other folds' dialogs plus the

@@ -14,10 +14,11 @@ small to ship:
     turn sets (`;` between several); setting a key again replaces its earlier phrase; `\\n` in a
     text is a line break (a bulleted message).
 
-`dev_*.txt` files hold dialogs in the same format by an author the models were not trained on: a
-development set to measure how the module carries over to new phrasings (`benchmarks/context_cv.py
---train a,b,c --test d`); the training never reads them. Author c's set, tuned on for two rounds, is
-training data now (`dialogs_c_*.txt`).
+`dev_*.txt` files hold dialogs in the same format by authors the models were not trained on:
+development sets to measure how the module carries over to new phrasings (`benchmarks/context_cv.py
+--train a,b,c --test d e`); the training never reads them. Author e's set is built around how goals are
+stated (over two messages, as a complaint, restated, narrowed, with numbers and dates). Author c's set,
+tuned on for two rounds, is training data now (`dialogs_c_*.txt`).
 
 `turns_*.txt` holds single turns outside any dialog (`LABELS | text`), `pairs_*.txt` pairs written
 to share words or value types with or without sharing the attribute (`+ old || new` for the same

@@ -19,7 +19,6 @@ from ._values import NUMERIC as NUMERIC
 from ._values import VALUE_KINDS as VALUE_KINDS
 from ._values import Value as Value
 from ._values import ValueKind as ValueKind
-from ._values import mask_values as mask_values
 from ._values import normalize as normalize
 from ._values import shape as shape
 from ._values import values_of as values_of
@@ -329,10 +328,50 @@ def states_wish(text: str) -> bool:
     return any(p.search(t) for p in (WISH, _GOAL_NOUN, _ASK, INFO_REQUEST)) or is_interrogative(t)
 
 
+# the user says what the goal really is, in other words or more narrowly: "the point is to ...", "what I
+# need most is ...", 「最終的には…」「というより…」. Said of the goal itself, so a value in it is part of the
+# goal (「最終的には副業で月5万円稼げるように」, "finish the Bristol 10K on October 5"), not a condition
+RESTATES_GOAL = _cue(
+    r"最終的に(?:は)?|要は|要するに|というより|っていうより|一番(?:大事|大切|重要|の目的|の目標|の願い)|いちばん大事"
+    r"|本当の(?:目的|目標|狙い)|(?:目的|目標|ゴール|狙い)は|せめて",
+    r"\bthe (?:whole |real |main |actual |ultimate |end )?(?:point|goal|target|aim|objective|idea) is\b",
+    r"\bmy (?:real |main |actual |ultimate |end )?(?:goal|target|aim|objective) is\b|\bor rather\b|\bin other words\b",
+    r"\bwhat (?:i|we) (?:really |actually )?(?:need|want|care about)(?: most| above all)? is\b|\bultimately\b",
+    r"\bideally (?:one|something|i'?d|we'?d|i want|we want)\b|\bbasically,? (?:i|we) (?:want|need)\b",
+)
+
+
+_GOAL_ACTION = re.compile(
+    r"\bis to\b|\b(?:that|which) can\b|\bable to\b|ように|ようになり|(?:する|にする|できる)こと", _I
+)
+
+
+def wishes_an_outcome(text: str) -> bool:
+    """A wish for what should become possible rather than for a value: 「1時間で終わるようにしたい」, "I want
+    to be able to ..." (「予算は5万円にしたい」 sets a value)."""
+    t = normalize(text)
+    return bool(WISH.search(t) and _GOAL_ACTION.search(t)) and not NEGATED_WISH.search(t)
+
+
+def restates_goal(text: str) -> bool:
+    """Whether a sentence says what the goal is, in other words or more narrowly ("the point is to sell my
+    ceramics internationally", 「要は会議で発言できるようになりたい」): it joins the mission with its values.
+    With a value it must say what the user wants done (a wish, "is to ...", 「…ように」): 「目標は半年で800点です」
+    sets a target for the goal, a condition like any other."""
+    t = normalize(text)
+    if RESTATES_GOAL.search(t) is None or NEGATED_WISH.search(t) or is_interrogative(t):
+        return False
+    valued = any(v.kind != "date" for v in values_of(t))
+    return not valued or bool(WISH.search(t) or _GOAL_ACTION.search(t))
+
+
 def narrows_goal(text: str) -> bool:
     """What the user wants most, a narrower goal that joins the mission beside the first one: 「一番見たいのは
     土星の輪」, 「特に終着駅の情景を作りこみたい」, "mostly I want to interview older residents". A value makes
-    it a condition ("mainly under $500"), a wish turned down a constraint."""
+    it a condition ("mainly under $500"), a wish turned down a constraint; a sentence that says what the goal
+    is (`restates_goal`) keeps its values."""
+    if restates_goal(text):
+        return True
     t = normalize(text)
     if not NARROWING.search(t) or NEGATED_WISH.search(t) or any(v.kind != "date" for v in values_of(t)):
         return False

@@ -301,7 +301,7 @@ def plan_turn(
             # the model weighs the cue words; a replacement below makes it a refinement in any case
             refinement = s.top == "REFINEMENT"
         # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
-        focus = not given and has_goal and not reading.revision and f.narrows_goal(s.text)
+        focus = not given and has_goal and (not reading.revision or f.restates_goal(s.text)) and f.narrows_goal(s.text)
         found = None if focus else t.replacement(s)
         if found is not None or focus:
             refinement = True

@@ -3,9 +3,11 @@
 The model (`_intent.py`) scores each sentence; the dialog's structure then decides:
 - the first substantive message states the goal, unless it is only a greeting, thanks or small talk:
   its most goal-like sentence and the others but those that only set a value (questions included);
-  when it only gives background (no wish, no question), the first wish that sets no value joins it;
+  when it only gives background or a complaint (no wish, no question), the first wish that sets no value,
+  or wishes for an outcome (「1時間で終わるようにしたい」), joins it;
 - a sentence that says what the user wants most (「一番見たいのは土星の輪」, "mostly I want to ...")
-  narrows the goal: it joins the mission under the goal, which stays;
+  narrows the goal: it joins the mission under the goal, which stays; so does one that says what the goal
+  is in other words ("the point is to ...", 「要は…」「というより…」), values and all, even after "actually";
 - after that, a declarative sentence that is not a question is a requirement by default; a new goal
   joins the mission when the model is sure, when it is a wish the model reads as a goal, when the user
   opens a separate request, or when the stored goal was small talk the model does not read as one;
@@ -172,7 +174,9 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wis
         return _first_roles(reading, out)
     if not goal_wishes:
         for i, s in enumerate(reading.sentences):
-            valued = any(v.kind != "date" for v in s.values)
+            # a value makes a wish a condition (「予算は5万円にしたい」), unless it wishes for an outcome
+            # (「会議資料に毎週半日かかる」 → 「1時間で終わるようにしたい」)
+            valued = any(v.kind != "date" for v in s.values) and not f.wishes_an_outcome(s.text)
             if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
                 out[i] = "goal"
         if "goal" in out:
@@ -195,7 +199,7 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wis
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
         if out[i] != "goal":
             continue
-        if f.narrows_goal(s.text) and not reading.revision:
+        if f.narrows_goal(s.text) and (not reading.revision or f.restates_goal(s.text)):
             out[i] = "statement"  # a narrower goal: the plan keeps it under the goal, in the mission
             continue
         # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also need to get

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from . import _features as f
 from ._model import Exchange, Item, Store
 from ._text import Language
+from ._values import mask_replaced
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,9 @@ def _goal_text(goal: Item, store: Store, mark: str) -> str:
     """The goal as stated, without the conditions in it that were replaced since.
 
     The goal is never rewritten, but a condition stated inside it is also kept as a constraint; once
-    a later statement replaces that constraint, its values are masked here (its whole sentence when
-    it has no value), so the prompt never states an outdated value as the goal.
+    a later statement replaces that constraint, the values it replaces are masked here (its whole sentence
+    when it has no value), so the prompt never states an outdated value as the goal. Only those: the goal's
+    own numbers and dates ("fire 30 mugs for the fair on 6 December") stay when its budget changes.
     """
     text = goal.text
     for old in store.items:
@@ -87,8 +89,7 @@ def _goal_text(goal: Item, store: Store, mark: str) -> str:
             continue
         new = store.by_id(old.superseded_by)
         if f.values_of(old.text):
-            kinds = {v.kind for v in f.values_of(new.text)} if new is not None else set()
-            masked = f.mask_values(old.text, kinds, mark)
+            masked = mask_replaced(old.text, f.values_of(new.text) if new is not None else (), mark)
         else:
             masked = ""
         text = text.replace(old.text, masked)

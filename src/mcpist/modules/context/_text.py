@@ -12,7 +12,13 @@ Language = Literal["ja", "en"]
 
 _KANA = re.compile(r"[\u3040-\u30ff\uff66-\uff9f]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_SENTENCE_END = re.compile(r"(?<=[。\uff01\uff1f!?\n])|(?<=\.)\s+")
+# a full stop ends an English sentence, but not in a title or an abbreviation ("Ms. Patel", "e.g. wool") nor in
+# "No. 1" (a goal that names "Chopin's Ballade No. 1" is one sentence)
+_SENTENCE_END = re.compile(
+    r"(?<=[。\uff01\uff1f!?\n])"
+    r"|(?<=\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bNo\.)\s+"
+    r"|(?<=\bNo\.)\s+(?!\d)"
+)
 _EN_WORD = re.compile(r"[a-z][a-z0-9+#]*(?:[-'.][a-z0-9+#]+)*")
 _MAX_TERM = 64
 

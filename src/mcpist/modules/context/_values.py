@@ -227,19 +227,22 @@ def _masked(value: Value, mark: str) -> str:
     return masked if masked != value.text else mark
 
 
-def mask_values(text: str, kinds: set[ValueKind], mark: str) -> str:
-    """`text` (normalised) with the numbers of its values of `kinds` replaced by `mark`; every value when
-    none is of those kinds.
-
-    A bare number counts as any numeric kind and the other way round ("for 12" → "18 now").
+def mask_replaced(text: str, new: tuple[Value, ...], mark: str) -> str:
+    """`text` (normalised) with only the values a newer statement replaces masked: those with a unit it
+    names ("80 guests" → "95 guests"), else those of its kind, else (a bare number on either side) the
+    numeric ones. A value of another kind or unit stays, so a goal keeps its own numbers and dates ("Ballade
+    No. 1", "lose 10 kg", 「2月25日の試験」) when its budget or schedule changes; a newer statement with no
+    value, or none that matches, masks the one value of a single-valued `text` and nothing of a longer one.
     """
     t = normalize(text)
     values = values_of(t)
-    if "number" in kinds:
-        kinds = kinds | NUMERIC
-    if kinds & NUMERIC:
-        kinds = kinds | {"number"}
-    chosen = [v for v in values if v.kind in kinds] or list(values)
+    units = {(v.kind, v.unit) for v in new if v.unit}
+    kinds = {v.kind for v in new}
+    numeric = bool(kinds & NUMERIC)
+    chosen = [v for v in values if (v.kind, v.unit) in units]
+    chosen = chosen or [v for v in values if v.kind in kinds and not (v.unit and units and v.kind in dict(units))]
+    bare = [v for v in values if numeric and v.kind in NUMERIC and ("number" in kinds or v.kind == "number")]
+    chosen = chosen or bare or (list(values) if len(values) == 1 else [])
     out, pos = [], 0
     for v in values:
         start = t.find(v.text, pos)
