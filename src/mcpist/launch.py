@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import ipaddress
 import logging
 import multiprocessing
 import os
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpist.cluster import Node, new_node_id
-from mcpist.config import Settings
+from mcpist.config import Settings, is_loopback
 from mcpist.errors import ConfigError
 from mcpist.protocol.serving import run_server_loop, uvicorn_config
 from mcpist.runtime import Runtime, start_runtime
@@ -48,16 +47,7 @@ def default_workers(settings: Settings) -> int:
     if settings.cluster.workers is not None:
         return settings.cluster.workers
     postgres = (settings.database_url or "").startswith("postgres")
-    return max(1, os.cpu_count() or 1) if postgres and not _loopback(settings.host) else 1
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return max(1, os.cpu_count() or 1) if postgres and not is_loopback(settings.host) else 1
 
 
 def run_dir(data_dir: Path) -> Path:

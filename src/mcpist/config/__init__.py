@@ -10,6 +10,7 @@ every layer can take its section (`settings.vault`, `settings.auth`) without loa
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from pathlib import Path
@@ -34,6 +35,7 @@ from ._vault import VaultSettings
 from ._web import WebSettings
 
 __all__ = [
+    "is_loopback",
     "ClusterSettings",
     "CONFIG_FILE_NAME",
     "AuthSettings",
@@ -102,6 +104,16 @@ class ModulesSettings(_Section):
     disabled: list[str] = Field(default_factory=list)
     settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per-module settings, e.g. `[modules.settings.memory]` in TOML."""
+
+
+def is_loopback(host: str | None) -> bool:
+    """`host` (a bind address or a URL's host, IPv6 with or without brackets) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return host is not None and ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class Settings(BaseSettings):

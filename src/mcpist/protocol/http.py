@@ -6,7 +6,6 @@ session manager's lifespan), so the web layer builds the app without touching th
 
 from __future__ import annotations
 
-import ipaddress
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -27,7 +26,7 @@ from starlette.routing import BaseRoute, Route
 
 from mcpist.auth.tokens import TokenStore
 from mcpist.cluster import Cluster, Node
-from mcpist.config import Settings
+from mcpist.config import Settings, is_loopback
 from mcpist.errors import ConfigError
 from mcpist.runtime import Runtime
 
@@ -38,15 +37,6 @@ from .server import build_server
 from .sessions import QuotaSessionManager, SessionQuotaApp
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
@@ -63,10 +53,10 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
         if base.port is None:
             hosts.append(f"{base.hostname}:{443 if base.scheme == 'https' else 80}")
         origins.append(f"{base.scheme}://{base.netloc}")
-    if _is_loopback(settings.host) or settings.host in ("0.0.0.0", "::"):  # noqa: S104 - comparing, not binding
+    if is_loopback(settings.host) or settings.host in ("0.0.0.0", "::"):  # noqa: S104 - comparing, not binding
         hosts += [f"{name}:*" for name in LOOPBACK_NAMES] + list(LOOPBACK_NAMES)
         origins += [f"http://{name}:*" for name in LOOPBACK_NAMES]
-    if not _is_loopback(settings.host) and settings.public_url is None and not settings.allowed_hosts:
+    if not is_loopback(settings.host) and settings.public_url is None and not settings.allowed_hosts:
         raise ConfigError(
             f"public_url (MCPIST_PUBLIC_URL) is required when binding to {settings.host}: "
             "it names the host clients use, which MCPist checks every request against"

@@ -13,7 +13,6 @@ the last alert is in the database, so replicas share it.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import re
 import smtplib
@@ -31,6 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist.auth.users import normalize_email
+from mcpist.config import is_loopback
 from mcpist.errors import InvalidArgument, Unavailable
 from mcpist.runtime import Runtime
 from mcpist.sieve import HIDDEN_TOOL_CALL, UNKNOWN_TOOL_CALL, count_security_events
@@ -76,15 +76,6 @@ class MailSettings:
         return bool(self.host and self.sender and self.recipients)
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def _int(value: str, name: str, low: int, high: int) -> int:
     try:
         number = int(value)
@@ -110,7 +101,7 @@ def parse_settings(form: dict[str, str], *, password_kept: bool) -> MailSettings
     username = form.get("username", "").strip()
     if len(username) > 320:
         raise InvalidArgument("the user name is too long", {"field": "username"})
-    if security == "none" and (username or password_kept) and host and not _loopback(host):
+    if security == "none" and (username or password_kept) and host and not is_loopback(host):
         raise InvalidArgument(
             "a password is sent to a mail server only over TLS (STARTTLS or TLS), except on this machine",
             {"field": "security"},

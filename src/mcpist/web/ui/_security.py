@@ -3,12 +3,13 @@ bound to the browser's cookie and to the signed-in user, same-origin)."""
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcpist.config import is_loopback
 
 # no inline script or style anywhere; no form-action: it would also bind the redirects after the connect
 # form to the provider's sign-in page, and every form already carries a CSRF token
@@ -58,15 +59,6 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _loopback(host: str | None) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return host is not None and ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def same_origin(request: Request, base_url: str) -> bool:
     """Whether a state-changing request comes from the UI's own pages.
 
@@ -82,7 +74,7 @@ def same_origin(request: Request, base_url: str) -> bool:
         return True
     parts = urlsplit(origin)
     return (
-        _loopback(parts.hostname)
-        and _loopback(urlsplit(base_url).hostname)
+        is_loopback(parts.hostname)
+        and is_loopback(urlsplit(base_url).hostname)
         and (parts.netloc == request.headers.get("host"))
     )
