@@ -43,51 +43,46 @@ that costs accuracy fails; raising a figure by tuning on this file would make it
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from context_evaluation import play
 
-HELD_OUT = Path(__file__).parent / "heldout" / "dialogs_heldout_v2.json"
-HELD_OUT_V3 = Path(__file__).parent / "heldout_v3" / "dialogs_heldout_v3.json"
-HELD_OUT_V4 = Path(__file__).parent / "heldout_v4" / "dialogs_heldout_v4.json"
+HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One independent set: its size (so a changed file is noticed) and the figures it must keep."""
+
+    path: Path
+    turns: int
+    dialogs: int
+    first: float
+    exact: float
+    goal_kept: float
+    prompt_right: float
+
+
+FLOORS = {
+    "v2": Floor(HERE / "heldout" / "dialogs_heldout_v2.json", 372, 52, 0.91, 0.89, 0.82, 0.44),
+    "v3": Floor(HERE / "heldout_v3" / "dialogs_heldout_v3.json", 388, 50, 0.89, 0.89, 0.82, 0.56),
+    "v4": Floor(HERE / "heldout_v4" / "dialogs_heldout_v4.json", 449, 52, 0.89, 0.87, 0.85, 0.46),
+}
 
 
 @pytest.mark.anyio
-async def test_the_independent_held_out_set_stays_above_its_floor(ctx: Any, call: Any) -> None:
-    if not HELD_OUT.is_file():
-        pytest.skip(f"{HELD_OUT} is not there")
-    score = await play(ctx, call, json.loads(HELD_OUT.read_text(encoding="utf-8")))
-    print(f"\nheld-out v2 (floor, not tuning):\n{score.line()}")
-    assert score.turns == 372 and score.dialogs == 52
-    assert score.first / score.turns >= 0.91
-    assert score.exact / score.turns >= 0.89
-    assert score.goal_kept / score.dialogs >= 0.82
-    assert score.prompt_right / score.dialogs >= 0.44
-
-
-@pytest.mark.anyio
-async def test_the_third_authors_held_out_set_stays_above_its_floor(ctx: Any, call: Any) -> None:
-    if not HELD_OUT_V3.is_file():
-        pytest.skip(f"{HELD_OUT_V3} is not there")
-    score = await play(ctx, call, json.loads(HELD_OUT_V3.read_text(encoding="utf-8")))
-    print(f"\nheld-out v3 (floor, not tuning):\n{score.line()}")
-    assert score.turns == 388 and score.dialogs == 50
-    assert score.first / score.turns >= 0.89
-    assert score.exact / score.turns >= 0.89
-    assert score.goal_kept / score.dialogs >= 0.82
-    assert score.prompt_right / score.dialogs >= 0.56
-
-
-@pytest.mark.anyio
-async def test_the_fourth_authors_held_out_set_stays_above_its_floor(ctx: Any, call: Any) -> None:
-    if not HELD_OUT_V4.is_file():
-        pytest.skip(f"{HELD_OUT_V4} is not there")
-    score = await play(ctx, call, json.loads(HELD_OUT_V4.read_text(encoding="utf-8")))
-    print(f"\nheld-out v4 (floor, not tuning):\n{score.line()}")
-    assert score.turns == 449 and score.dialogs == 52
-    assert score.first / score.turns >= 0.89
-    assert score.exact / score.turns >= 0.87
-    assert score.goal_kept / score.dialogs >= 0.85
-    assert score.prompt_right / score.dialogs >= 0.46
+@pytest.mark.parametrize("name", sorted(FLOORS))
+async def test_each_independent_held_out_set_stays_above_its_floor(ctx: Any, call: Any, name: str) -> None:
+    floor = FLOORS[name]
+    if not floor.path.is_file():
+        pytest.skip(f"{floor.path} is not there")
+    score = await play(ctx, call, json.loads(floor.path.read_text(encoding="utf-8")))
+    print(f"\nheld-out {name} (floor, not tuning):\n{score.line()}")
+    assert score.turns == floor.turns and score.dialogs == floor.dialogs
+    assert score.first / score.turns >= floor.first
+    assert score.exact / score.turns >= floor.exact
+    assert score.goal_kept / score.dialogs >= floor.goal_kept
+    assert score.prompt_right / score.dialogs >= floor.prompt_right
