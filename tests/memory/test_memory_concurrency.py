@@ -72,3 +72,17 @@ async def test_two_indexes_on_one_sqlite_file_stay_in_step(sqlite_url: str, tmp_
             await a.call("delete", namespace="n", memo_id=made["memo_id"])
             assert (await b.call("search", namespace="n", query="winter tires", mode="semantic"))["items"] == []
             assert b.state.index is not None and len(b.state.index) == 0
+
+
+async def test_workers_starting_together_maintain_the_index_without_deadlock(memory: Memory) -> None:
+    """Every worker's start creates the HNSW index and analyses the table, on its own connection."""
+    if memory.state.engine.dialect.name != "postgresql":
+        pytest.skip("the HNSW index and ANALYZE are PostgreSQL's")
+    from mcpist.modules.memory.tools import ensure_pg_index
+
+    await memory.call("save", namespace="n", content="something to analyse")
+    with anyio.fail_after(60):
+        for _ in range(5):
+            async with anyio.create_task_group() as tg:
+                for _ in range(4):
+                    tg.start_soon(ensure_pg_index, memory.state)

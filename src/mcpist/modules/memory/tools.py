@@ -86,10 +86,17 @@ async def build_embedder(settings: MemorySettings, http: httpx.AsyncClient | Non
     return embedder
 
 
+# an arbitrary constant naming "memory's index maintenance" among PostgreSQL advisory locks
+_INDEX_LOCK_KEY = 0x4D454D4F  # "MEMO"
+
+
 async def ensure_pg_index(state: MemoryState) -> None:
     """PostgreSQL: an HNSW index for the active model's dimension (a partial index per dimension)."""
     dim = int(state.embedder.dim)
     async with state.engine.begin() as conn:
+        # several workers or replicas start at once: their CREATE INDEX and ANALYZE would take the
+        # table's locks in opposite orders and deadlock, so one at a time (released at commit)
+        await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_INDEX_LOCK_KEY})")
         await conn.exec_driver_sql(
             f"CREATE INDEX IF NOT EXISTS ix_memory_entries_hnsw_{dim} ON memory_entries USING hnsw "
             f"((embedding::vector({dim})) vector_cosine_ops) WHERE embedding_dim = {dim}"
