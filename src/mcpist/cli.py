@@ -139,6 +139,10 @@ def _setup_logging(settings: Settings) -> None:
     if settings.log_level != "DEBUG":
         # one line per migration step and plugin on every command is noise, not news
         logging.getLogger("alembic").setLevel(logging.WARNING)
+        # httpx says INFO "HTTP Request: <method> <url>" for every upstream call and every request
+        # passed to another worker: a line per call, with the URL's query, which is not the log's
+        # business (upstream status and latency are in the metrics, failures in the module's errors)
+        logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def _command_name() -> str:

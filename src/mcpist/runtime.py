@@ -334,18 +334,23 @@ class Runtime:
             if not principal.grants.allows(module.name, spec.tool):
                 await self.record_refusal(principal, module.name, spec.tool, "resource")
             else:
-                tool = module.tools[spec.tool]
-                resolved = (
-                    await self.accounts.resolve(principal.caller, module, account) if tool.needs_account else None
-                )
-                check_writable(module, tool, resolved)
-                ctx = self.context(principal.caller, module, resolved, sampler, channel, tool=tool)
-                value = await self.run_guarded(
-                    f"{module.name} resource", self.settings.call_timeout_s, ctx, lambda: spec.fn(ctx, **variables)
-                )
-                if not isinstance(value, str | bytes):
-                    raise Internal(f"the {module.name} resource reader returned {type(value).__name__}")
-                return spec, value
+                caller = principal.caller
+                # audited as a call of the resource's tool (via "resource"), never its content
+                with self.observer.tool_call(
+                    caller.user_id, caller.token_id, module.name, spec.tool, "resource", account
+                ) as call:
+                    tool = module.tools[spec.tool]
+                    resolved = await self.accounts.resolve(caller, module, account) if tool.needs_account else None
+                    if resolved is not None:
+                        call.account = resolved.account.name
+                    check_writable(module, tool, resolved)
+                    ctx = self.context(caller, module, resolved, sampler, channel, tool=tool)
+                    value = await self.run_guarded(
+                        f"{module.name} resource", self.settings.call_timeout_s, ctx, lambda: spec.fn(ctx, **variables)
+                    )
+                    if not isinstance(value, str | bytes):
+                        raise Internal(f"the {module.name} resource reader returned {type(value).__name__}")
+                    return spec, value
         raise NotFound(f"unknown resource {base[:200]!r}", {"uri": base[:200]})
 
     async def execute(

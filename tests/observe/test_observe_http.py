@@ -122,6 +122,17 @@ async def test_audit_rows_name_the_call_never_its_arguments(tmp_path: Path) -> N
     assert rows[0]["at"].tzinfo is not None
 
 
+async def test_a_resource_read_is_audited_as_its_tool(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, http_mcp(rt) as (client, _base):
+        read = await client.read_resource(f"demo://echo/{SECRET_ARGUMENT}")
+        assert SECRET_ARGUMENT in str(read)
+        with pytest.raises(Exception, match="unknown resource"):
+            await client.read_resource("demo://nothing")
+        rows = await audit_rows(rt)
+    assert [(r["module"], r["tool"], r["via"], r["outcome"]) for r in rows] == [("demo", "echo", "resource", "ok")]
+    assert SECRET_ARGUMENT not in str(rows)
+
+
 @contextmanager
 def json_lines(logger: str) -> Iterator[io.StringIO]:
     """What `logger` logs, as `[observe] log_format = "json"` writes it."""

@@ -127,3 +127,22 @@ def test_nothing_imports_the_opentelemetry_sdk_while_tracing_is_off() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+def test_httpx_request_lines_stay_out_of_the_log_unless_debugging(tmp_path: Path) -> None:
+    """httpx logs every upstream call and forwarded request, URL and query included, at INFO."""
+    from mcpist.cli import _setup_logging
+
+    root, httpx_logger = logging.getLogger(), logging.getLogger("httpx")
+    saved = (root.handlers[:], root.level, httpx_logger.level)
+    try:
+        _setup_logging(load_settings(None, data_dir=tmp_path))
+        assert httpx_logger.level == logging.WARNING
+        httpx_logger.setLevel(logging.NOTSET)
+        debug = load_settings(None, data_dir=tmp_path).model_copy(update={"log_level": "DEBUG"})
+        _setup_logging(debug)
+        assert httpx_logger.level == logging.NOTSET  # the root's DEBUG applies
+    finally:
+        root.handlers[:], _, _ = saved
+        root.setLevel(saved[1])
+        httpx_logger.setLevel(saved[2])
