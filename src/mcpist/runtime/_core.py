@@ -1,58 +1,34 @@
-"""The running server's parts, built once from Settings: database, modules, HTTP client.
-
-`Runtime.execute` is the one path every tool call takes (single `call`, each
-`batch` task, scripts): visibility, parameter validation, account resolution,
-timeout, and error normalisation. Visibility is the caller's `Principal`,
-resolved once per request by `Runtime.principal`.
-"""
+"""The `Runtime`: who may see and run what, resource reads, and `execute`, the one path of every tool call."""
 
 from __future__ import annotations
 
 import logging
-import os
-import secrets
-import stat
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qs
 
 import anyio
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from mcpist import __version__
-from mcpist.cluster import MIGRATIONS as CLUSTER_MIGRATIONS
 from mcpist.config import Settings
 from mcpist.elicitations import PendingElicitations
-from mcpist.errors import (
-    ConfigError,
-    DeadlineExceeded,
-    Internal,
-    InvalidArgument,
-    MCPistError,
-    NotFound,
-    PermissionDenied,
-    Unauthenticated,
-)
+from mcpist.errors import DeadlineExceeded, Internal, InvalidArgument, MCPistError, NotFound
 from mcpist.modules.api import (
-    AccountChoice,
     Caller,
     ClientChannel,
     Module,
-    ModuleResources,
     ResolvedAccount,
     ResourceSpec,
     Sampler,
-    ServiceSettings,
     ToolContext,
     ToolSpec,
 )
 from mcpist.modules.registry import RegisteredTool, Registry
-from mcpist.observe import Observer, current_request_id, new_request_id, observing
+from mcpist.observe import Observer, current_request_id, new_request_id
 from mcpist.quotas import Quotas
 from mcpist.sieve import (
     HIDDEN_TOOL_CALL,
@@ -60,59 +36,18 @@ from mcpist.sieve import (
     Principal,
     Sieve,
     Via,
-    ensure_owner_access,
     list_disabled_modules,
     load_access,
     record_security_event,
 )
-from mcpist.sieve import MIGRATIONS as SIEVE_MIGRATIONS
-from mcpist.storage.engine import create_engine
-from mcpist.storage.migrate import upgrade
-from mcpist.storage.users import User, ensure_owner
-from mcpist.tasks import MIGRATIONS as TASKS_MIGRATIONS
+from mcpist.storage.users import User
 from mcpist.tasks import TaskRunner
 from mcpist.ttlcache import TtlCache
-from mcpist.upstream import Borrowed, ServiceClient
-from mcpist.vault import MIGRATIONS as VAULT_MIGRATIONS
-from mcpist.vault.broker import broker_for
+from mcpist.upstream import ServiceClient
+
+from ._calls import AccountResolver, NoAccounts, check_writable, service_client
 
 logger = logging.getLogger("mcpist")
-
-MASTER_KEY_FILE = "master.key"
-
-
-class AccountResolver(Protocol):
-    """Finds the account and credential a tool call runs with (the token broker plugs in here)."""
-
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None: ...
-
-    async def usable(self, caller: Caller, module: Module) -> AccountChoice: ...
-
-
-class NoAccounts:
-    """What a runtime resolves with until `start_runtime` installs the token broker: nothing."""
-
-    async def resolve(self, caller: Caller, module: Module, account: str | None) -> ResolvedAccount | None:
-        raise Unauthenticated(
-            f"module {module.name!r} needs a connected account and none is connected",
-            {"module": module.name, "account": account},
-        )
-
-    async def usable(self, caller: Caller, module: Module) -> AccountChoice:
-        return AccountChoice((), None)
-
-
-def ensure_master_key(data_dir: Path) -> Path:
-    """Create the 32-byte master key file (mode 0600) on first start; refuse a readable one."""
-    path = data_dir / MASTER_KEY_FILE
-    if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise ConfigError(f"master key file {path} is readable by others (mode {mode:o}); run: chmod 600 {path}")
-    return path
 
 
 @dataclass
@@ -424,186 +359,3 @@ class Runtime:
             if ctx.holds_resources:  # most calls never made an HTTP client: no shielded scope for them
                 with anyio.CancelScope(shield=True):
                     await ctx.aclose()
-
-
-def check_writable(module: Module, tool: ToolSpec | None, resolved: ResolvedAccount | None) -> None:
-    """Raises: PermissionDenied: `tool` changes data and the account was connected read-only."""
-    if resolved is None or not resolved.account.read_only or tool is None or tool.read_only:
-        return
-    label = resolved.account.label
-    raise PermissionDenied(
-        f"account {label} is read-only, and {module.name}.{tool.name} changes data; use an account connected "
-        f"without --read-only",
-        {"service": module.name, "account": resolved.account.name, "reason": "read_only_account"},
-    )
-
-
-def service_client(
-    module: Module,
-    settings: Any,
-    transport: httpx.AsyncBaseTransport,
-    resolved: ResolvedAccount | None,
-    *,
-    user_agent: str,
-) -> ServiceClient:
-    """The upstream client of one call: the module's API root (for this account), version headers,
-    timeouts and retries from its settings, and the account's credential when there is one."""
-    if isinstance(settings, ServiceSettings):
-        base_url = settings.base_url
-        origins = settings.base_urls()
-        if resolved is not None:
-            account = resolved.account
-            if module.base_url_for is not None:
-                base_url = module.base_url_for(settings, account).rstrip("/")
-            elif "base_url" in module.account_fields and account.fields.get("base_url"):
-                base_url = account.fields["base_url"].rstrip("/")
-        if base_url != settings.base_url:
-            # an account with its own API root (GitHub Enterprise, an Atlassian site): its credential goes
-            # there and to the module's other named roots, never to the default root of other accounts
-            origins = [u for u in origins if u != settings.base_url]
-        return ServiceClient(
-            module.name,
-            base_url,
-            transport=transport,
-            credentials=resolved.credentials if resolved is not None else None,
-            headers=module.headers,
-            user_agent=user_agent,
-            timeout_s=settings.timeout_s,
-            tries=settings.tries,
-            extra_origins=origins,
-        )
-    return ServiceClient(
-        module.name,
-        "",
-        transport=transport,
-        credentials=resolved.credentials if resolved is not None else None,
-        headers=module.headers,
-        user_agent=user_agent,
-    )
-
-
-def _module_settings(settings: Settings, registry: Registry) -> dict[str, BaseModel]:
-    out: dict[str, BaseModel] = {}
-    unknown = set(settings.modules.settings) - set(registry.names())
-    if unknown:
-        raise ConfigError(f"modules.settings names module(s) that are not loaded: {sorted(unknown)}")
-    for module in registry:
-        raw = settings.modules.settings.get(module.name, {})
-        try:
-            out[module.name] = module.settings_model.model_validate(raw)
-        except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
-            name = ".".join(str(p) for p in err["loc"])
-            raise ConfigError(f"invalid setting modules.settings.{module.name}.{name}: {err['msg']}") from None
-    return out
-
-
-@asynccontextmanager
-async def start_runtime(
-    settings: Settings,
-    registry: Registry | None = None,
-    *,
-    start_modules: bool = True,
-    transport: httpx.AsyncBaseTransport | None = None,
-) -> AsyncIterator[Runtime]:
-    """Create the data directory, database, master key and owner; enter every module's startup.
-
-    Administrative commands pass `start_modules=False`: they need the database, not the
-    modules' running state (loading a model, say). `transport` replaces the connection pool the
-    modules' upstream clients share (tests fake the upstreams there).
-
-    Raises:
-        ConfigError: the data directory, database or module settings are unusable.
-    """
-    if registry is None:
-        registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
-    try:
-        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as exc:
-        raise ConfigError(f"data_dir {settings.data_dir} cannot be created: {exc.strerror}") from None
-    ensure_master_key(settings.data_dir)
-    module_settings = _module_settings(settings, registry)
-    engine = create_engine(settings.resolved_database_url)
-    async with AsyncExitStack() as stack:
-        stack.push_async_callback(engine.dispose)
-        try:
-            await upgrade(
-                engine,
-                [
-                    SIEVE_MIGRATIONS,
-                    VAULT_MIGRATIONS,
-                    TASKS_MIGRATIONS,
-                    CLUSTER_MIGRATIONS,
-                    *(m.migrations for m in registry if m.migrations),
-                ],
-            )
-        except OSError as exc:
-            raise ConfigError(f"database_url: the database cannot be opened: {exc}") from None
-        except Exception as exc:
-            if isinstance(exc, ConfigError):
-                raise
-            raise ConfigError(f"database_url: the database cannot be opened or migrated: {_short(exc)}") from None
-        owner, created = await ensure_owner(engine)
-        await ensure_owner_access(engine, owner.id)
-        # entered before the modules and tasks, so it outlives them and writes their last tool calls
-        tool_of = registry.tool
-        observer = await stack.enter_async_context(
-            observing(engine, settings.observe, version=__version__, known=lambda m, t: tool_of(m, t) is not None)
-        )
-        if transport is None:
-            transport = await stack.enter_async_context(httpx.AsyncHTTPTransport(proxy=settings.upstream_proxy))
-        # token endpoints and identity providers go through the same pool (and proxy) as the modules' calls
-        http = await stack.enter_async_context(
-            httpx.AsyncClient(
-                transport=Borrowed(transport),
-                timeout=httpx.Timeout(30.0),
-                headers={"User-Agent": f"mcpist/{__version__}"},
-            )
-        )
-        states: dict[str, Any] = {}
-        for module in registry:
-            if start_modules and module.lifespan is not None:
-                module_http = None
-                if isinstance(module_settings[module.name], ServiceSettings):
-                    module_http = service_client(
-                        module, module_settings[module.name], transport, None, user_agent=f"mcpist/{__version__}"
-                    )
-                    stack.push_async_callback(module_http.aclose)
-                resources = ModuleResources(
-                    engine=engine,
-                    settings=module_settings[module.name],
-                    data_dir=settings.data_dir,
-                    logger=logging.getLogger(f"mcpist.modules.{module.name}"),
-                    http=module_http,
-                )
-                states[module.name] = await stack.enter_async_context(module.lifespan(resources))
-        runtime = Runtime(
-            settings=settings,
-            engine=engine,
-            registry=registry,
-            http=http,
-            owner=owner,
-            owner_created=created,
-            module_settings=module_settings,
-            module_states=states,
-            transport=transport,
-            observer=observer,
-        )
-        runtime.tasks = await stack.enter_async_context(TaskRunner.running(engine, settings.tasks))
-        runtime.accounts = broker_for(
-            engine=engine,
-            data_dir=settings.data_dir,
-            services=registry,
-            http=http,
-            base_url=settings.base_url,
-            settings=settings.vault,
-            roles_of=runtime.roles_of,
-            client_for=runtime.service_client,
-            module_settings=module_settings,
-        )
-        yield runtime
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
