@@ -452,10 +452,9 @@ async def wrk_round(served: Served, flow: list[Captured], seconds: float) -> Rou
     import _wrk
 
     path = "/" + served.url.split("//")[1].split("/", 1)[1]
-    base = served.url.split("/mcp")[0]
     call = flow[-1]
     cpu0 = tree_cpu_s(served.process.pid)
-    got = await _wrk.run(base + path, path, call.headers, call.body, [c.body for c in flow[:-1]], CLIENTS, seconds)
+    got = await _wrk.run(served.url, path, call.headers, call.body, [c.body for c in flow[:-1]], CLIENTS, seconds)
     cpu = tree_cpu_s(served.process.pid) - cpu0
     # the percentiles come from wrk: stand in two latencies that give the same p50/p99 figures
     spread = [got.p50_ms] * 98 + [got.p99_ms] * 2
