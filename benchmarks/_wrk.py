@@ -19,7 +19,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-_ID = re.compile(rb'"id":\s*(\d+|"[^"]*")')
+JSONRPC_ID = re.compile(rb'"id":\s*(\d+|"[^"]*")')
+"""A captured request's JSON-RPC id (the first `"id"` member of its body), replaced per call."""
 _SKIP = {"host", "content-length", "mcp-session-id"}
 
 _SCRIPT = """
@@ -117,7 +118,7 @@ async def run(
     so with the worker that accepted it, as with a real client); otherwise one thread drives all.
     """
     threads = clients if openings else 1
-    match = _ID.search(body)
+    match = JSONRPC_ID.search(body)
     if match is None:
         raise ValueError("the captured request has no JSON-RPC id")
     values = {

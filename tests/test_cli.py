@@ -144,3 +144,129 @@ def test_memory_export_import_reembed(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0 and "Re-embedded 1 memos" in out
     code, _, err = run(capsys, "memory", "import", str(tmp_path / "missing.jsonl"), "--data-dir", d)
     assert code == 1 and "No such file or directory" in err and "missing.jsonl" in err
+
+
+def test_user_disable_enable_and_system_role_do_what_the_ui_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = str(tmp_path)
+    assert run(capsys, "role", "create", "reader", "--allow-read", "context", "--data-dir", d)[0] == 0
+    assert run(capsys, "user", "add", "ada@example.com", "--data-dir", d)[0] == 0  # the owner
+    assert run(capsys, "user", "add", "bob@example.com", "--role", "reader", "--data-dir", d)[0] == 0
+    assert run(capsys, "token", "create", "--name", "bobs", "--user", "bob@example.com", "--data-dir", d)[0] == 0
+
+    code, out, _ = run(capsys, "user", "disable", "bob@example.com", "--data-dir", d)
+    assert code == 0 and "Disabled bob@example.com; roles taken (kept to give back): reader." in out
+    code, out, _ = run(capsys, "user", "list", "--data-dir", d)
+    bob = next(line for line in out.splitlines() if line.startswith("bob@"))
+    assert "disabled" in bob and "reader" not in bob
+    _, out, _ = run(capsys, "token", "list", "--data-dir", d)
+    assert "revoked" in next(line for line in out.splitlines() if line.startswith("bobs"))
+    # a second disable keeps the roles the first one took
+    assert run(capsys, "user", "disable", "bob@example.com", "--data-dir", d)[0] == 0
+    code, out, _ = run(capsys, "user", "enable", "bob@example.com", "--data-dir", d)
+    assert code == 0 and "Enabled bob@example.com with roles reader." in out
+    _, out, _ = run(capsys, "user", "list", "--data-dir", d)
+    bob = next(line for line in out.splitlines() if line.startswith("bob@"))
+    assert "active" in bob and "reader" in bob
+
+    code, out, _ = run(capsys, "user", "system-role", "bob@example.com", "admin", "--data-dir", d)
+    assert code == 0 and "bob@example.com is now an admin." in out
+    _, out, _ = run(capsys, "user", "list", "--data-dir", d)
+    assert "admin" in next(line for line in out.splitlines() if line.startswith("bob@"))
+
+    code, _, err = run(capsys, "user", "disable", "ada@example.com", "--data-dir", d)
+    assert code == 1 and "owner cannot be disabled" in err
+    code, _, err = run(capsys, "user", "system-role", "ada@example.com", "user", "--data-dir", d)
+    assert code == 1 and "owner is always an admin" in err
+    code, _, err = run(capsys, "user", "enable", "nobody@example.com", "--data-dir", d)
+    assert code == 1 and "no user with email 'nobody@example.com'" in err
+
+
+def test_modules_off_and_on_for_everyone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from mcpist.sieve import list_disabled_modules
+
+    d = str(tmp_path)
+
+    async def disabled() -> frozenset[str]:
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'mcpist.db'}")
+        try:
+            return await list_disabled_modules(engine)
+        finally:
+            await engine.dispose()
+
+    code, out, _ = run(capsys, "modules", "--data-dir", d, "off", "context")  # options before the action too
+    assert code == 0 and "Module 'context' is off for everyone" in out
+    assert asyncio.run(disabled()) == {"context"}
+    code, out, _ = run(capsys, "modules", "off", "context", "--data-dir", d)
+    assert code == 0 and "was already off" in out
+    code, out, _ = run(capsys, "modules", "on", "context", "--data-dir", d)
+    assert code == 0 and "Module 'context' is on for everyone" in out
+    assert asyncio.run(disabled()) == frozenset()
+    code, _, err = run(capsys, "modules", "off", "nosuch", "--data-dir", d)
+    assert code == 1 and "no module named 'nosuch' is loaded" in err
+    code, out, _ = run(capsys, "modules", "--data-dir", d)  # without an action: the listing, as before
+    assert code == 0 and "context" in out
+
+
+def test_role_update_replaces_the_patterns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = str(tmp_path)
+    assert run(capsys, "role", "create", "notes", "--allow", "memory.search", "--data-dir", d)[0] == 0
+    code, out, _ = run(
+        capsys, "role", "update", "notes", "--allow-read", "memory", "--deny", "memory.search", "--data-dir", d
+    )
+    assert code == 0 and "Updated role 'notes'" in out
+    _, out, _ = run(capsys, "role", "list", "--data-dir", d)
+    notes = out.split("notes\n", 1)[1].splitlines()[:2]
+    assert notes == ["  allow: memory.@read", "  deny:  memory.search"]
+    code, _, err = run(capsys, "role", "update", "notes", "--allow", "nosuch.tool", "--data-dir", d)
+    assert code == 1 and "nosuch" in err
+    code, _, err = run(capsys, "role", "update", "ghost", "--allow", "memory.search", "--data-dir", d)
+    assert code == 1 and "no role named 'ghost'" in err
+
+
+def test_calls_lists_the_audit_newest_first_and_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from mcpist.observe import tool_calls
+
+    d = str(tmp_path)
+    code, out, _ = run(capsys, "calls", "--data-dir", d)
+    assert code == 0 and "No tool calls recorded." in out
+    base = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+    rows = [
+        {"at": base + timedelta(minutes=i), "user_id": None, "token_id": None, "module": module, "tool": tool,
+         "account": None, "via": "call", "outcome": outcome, "duration_ms": 5 + i, "request_id": f"r{i}"}
+        for i, (module, tool, outcome) in enumerate(
+            [("memory", "search", "ok"), ("context", "add_turn", "INVALID_ARGUMENT"), ("memory", "save", "ok")]
+        )
+    ]  # fmt: skip
+
+    async def seed() -> None:
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'mcpist.db'}")
+        async with engine.begin() as conn:
+            await conn.execute(tool_calls.insert(), rows)
+        await engine.dispose()
+
+    asyncio.run(seed())
+    _, out, _ = run(capsys, "calls", "--data-dir", d)
+    lines = out.splitlines()
+    assert lines[0].startswith("AT (UTC)") and [line.split()[3] for line in lines[1:]] == [
+        "memory.save", "context.add_turn", "memory.search",
+    ]  # fmt: skip
+    _, out, _ = run(capsys, "calls", "--module", "memory", "--limit", "1", "--data-dir", d)
+    assert len(out.splitlines()) == 2 and "memory.save" in out
+    _, out, _ = run(capsys, "calls", "--outcome", "errors", "--data-dir", d)
+    assert len(out.splitlines()) == 2 and "INVALID_ARGUMENT" in out
+    code, _, err = run(capsys, "calls", "--outcome", "boom", "--data-dir", d)
+    assert code == 1 and "unknown outcome 'boom'" in err
+    with pytest.raises(SystemExit):
+        main(["calls", "--limit", "0", "--data-dir", d])
+    assert "out of range 1-1000" in capsys.readouterr().err

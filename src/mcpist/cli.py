@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpist import __version__
 from mcpist.config import Settings, load_settings
-from mcpist.errors import ConfigError, MCPistError, NotFound
+from mcpist.errors import ConfigError, InvalidArgument, MCPistError, NotFound
 from mcpist.vault import cli as vault_cli
 
 if TYPE_CHECKING:
@@ -24,12 +24,20 @@ if TYPE_CHECKING:
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
-CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", *vault_cli.COMMANDS, "modules")
+CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", "calls", *vault_cli.COMMANDS, "modules")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", type=Path, help="data directory (default: ~/.local/share/mcpist)")
-    parser.add_argument("--config", type=Path, help="TOML settings file (default: <data-dir>/mcpist.toml)")
+def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """The options every command takes. `nested`: an action under a command that takes them too
+    (`modules --data-dir D off X` and `modules off X --data-dir D` both work: an absent option must
+    not overwrite the command's)."""
+    default = argparse.SUPPRESS if nested else None
+    parser.add_argument(
+        "--data-dir", type=Path, default=default, help="data directory (default: ~/.local/share/mcpist)"
+    )
+    parser.add_argument(
+        "--config", type=Path, default=default, help="TOML settings file (default: <data-dir>/mcpist.toml)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,17 +82,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     role = sub.add_parser("role", help="manage roles (Tool Sieve)")
     role_sub = role.add_subparsers(dest="role_command", required=True, metavar="ACTION")
-    role_create = role_sub.add_parser("create", help="create a role from allow/deny patterns")
-    _common(role_create)
-    role_create.add_argument("name")
-    role_create.add_argument(
-        "--allow", action="append", default=[], metavar="PATTERN", help="e.g. memory.search, github.*"
-    )
-    role_create.add_argument("--deny", action="append", default=[], metavar="PATTERN", help="e.g. github.delete_repo")
-    role_create.add_argument(
-        "--allow-read", action="append", default=[], metavar="MODULE", help="every read-only tool of MODULE"
-    )
-    role_create.add_argument("--description", default="")
+    for action, text in (
+        ("create", "create a role from allow/deny patterns"),
+        ("update", "replace a role's patterns and description (its holders keep it)"),
+    ):
+        role_patterns = role_sub.add_parser(action, help=text)
+        _common(role_patterns)
+        role_patterns.add_argument("name")
+        role_patterns.add_argument(
+            "--allow", action="append", default=[], metavar="PATTERN", help="e.g. memory.search, github.*"
+        )
+        role_patterns.add_argument(
+            "--deny", action="append", default=[], metavar="PATTERN", help="e.g. github.delete_repo"
+        )
+        role_patterns.add_argument(
+            "--allow-read", action="append", default=[], metavar="MODULE", help="every read-only tool of MODULE"
+        )
+        role_patterns.add_argument("--description", default="")
     role_list = role_sub.add_parser("list", help="list roles, their patterns and users")
     _common(role_list)
     for action, text in (("grant", "give a user a role"), ("revoke", "take a role from a user")):
@@ -109,17 +123,55 @@ def build_parser() -> argparse.ArgumentParser:
     user_passwd = user_sub.add_parser("passwd", help="set a user's password from the first stdin line")
     _common(user_passwd)
     user_passwd.add_argument("email")
+    for action, text in (
+        ("disable", "refuse a user from the next request on: roles taken (kept to give back), API tokens revoked"),
+        ("enable", "let a disabled user in again, with the roles they held"),
+    ):
+        user_switch = user_sub.add_parser(action, help=text)
+        _common(user_switch)
+        user_switch.add_argument("email")
+    user_system = user_sub.add_parser("system-role", help="make a user an admin (manages users and roles) or not")
+    _common(user_system)
+    user_system.add_argument("email")
+    user_system.add_argument("system_role", choices=("admin", "user"))
 
     events = sub.add_parser("events", help="security events: calls to tools the caller may not use")
     _common(events)
     events.add_argument("--limit", type=int, default=100)
 
+    calls = sub.add_parser("calls", help="the audit of tool calls, newest first (never arguments or results)")
+    _common(calls)
+    calls.add_argument("--user", metavar="EMAIL", help="only this user's calls")
+    calls.add_argument("--module", help="only this module's tools")
+    calls.add_argument("--outcome", metavar="OUTCOME", help="ok, errors (anything else) or an error code")
+    calls.add_argument("--limit", type=_limit, default=50, help="at most this many rows (1-1000, default 50)")
+
     vault_cli.add_parsers(sub, _common)
 
-    modules = sub.add_parser("modules", help="list modules and tools with the size of each schema")
+    modules = sub.add_parser(
+        "modules", help="list modules and tools with the size of each schema; switch a module off or on for everyone"
+    )
     _common(modules)
     modules.add_argument("--json", action="store_true", help="machine-readable output")
+    modules_sub = modules.add_subparsers(dest="modules_command", metavar="ACTION")
+    for action, text in (
+        ("off", "switch a module off for everyone: its tools, resources and prompts vanish on every path"),
+        ("on", "switch a module that was switched off on again"),
+    ):
+        switch = modules_sub.add_parser(action, help=text)
+        _common(switch, nested=True)
+        switch.add_argument("module")
     return parser
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"{value} is out of range 1-1000")
+    return value
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -233,16 +285,22 @@ async def _role(args: argparse.Namespace, settings: Settings) -> None:
     async with _admin(settings) as runtime:
         engine = runtime.engine
         command = args.role_command
-        if command == "create":
+        if command in ("create", "update"):
             allow = roles.read_only_allows(args.allow, args.allow_read)
             from mcpist.modules.registry import Registry
 
             # patterns are checked against the enabled modules; disabled ones are named, never imported
             unloaded = set(Registry.installed_names()) - set(runtime.registry.names())
-            role = await roles.create_role(
-                engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
-            )
-            print(f"Created role {role.name!r}.")
+            if command == "create":
+                role = await roles.create_role(
+                    engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
+                )
+                print(f"Created role {role.name!r}.")
+            else:
+                await roles.update_role(
+                    engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
+                )
+                print(f"Updated role {args.name!r}; running servers apply it within access_cache_s.")
         elif command == "list":
             print(roles.format_roles(await roles.list_roles(engine)))
         elif command == "grant":
@@ -274,13 +332,38 @@ async def _user(args: argparse.Namespace, settings: Settings) -> None:
             kind = "admin" if added.system_role == "admin" else "user"
             print(f"Added {kind} {added.email}" + (f" with roles {', '.join(args.role)}." if args.role else "."))
         elif args.user_command == "list":
-            print(f"{'EMAIL':<32} {'SYSTEM ROLE':<12} {'PASSWORD':<9} ROLES")
+            print(f"{'EMAIL':<32} {'SYSTEM ROLE':<12} {'PASSWORD':<9} {'STATUS':<9} ROLES")
             for record in await list_users(engine):
                 held = ", ".join(await roles.roles_of(engine, record.email)) or "-"
-                print(f"{record.email:<32} {record.system_role:<12} {'yes' if record.has_password else 'no':<9} {held}")
+                password = "yes" if record.has_password else "no"
+                status = "disabled" if record.disabled_at else "active"
+                print(f"{record.email:<32} {record.system_role:<12} {password:<9} {status:<9} {held}")
         elif args.user_command == "passwd":
             changed = await set_password(engine, args.email, _read_password())
             print(f"Password set for {changed.email}.")
+        else:
+            await _user_switch(args, engine)
+
+
+async def _user_switch(args: argparse.Namespace, engine: Any) -> None:
+    """`user disable|enable|system-role EMAIL`, as the admin UI's user panel does them."""
+    from mcpist.auth.users import find_user, set_system_role
+    from mcpist.web.ui import upgrade_ui
+    from mcpist.web.ui._store import disable_user, enable_user
+
+    await upgrade_ui(engine)  # the roles a disabled user held are kept in the UI's table, as when the UI does it
+    user = await find_user(engine, args.email)
+    if user is None:
+        raise NotFound(f"no user with email {args.email!r}", {"field": "user"})
+    if args.user_command == "disable":
+        held = await disable_user(engine, user.id, user.email)
+        print(f"Disabled {user.email}" + (f"; roles taken (kept to give back): {', '.join(held)}." if held else "."))
+    elif args.user_command == "enable":
+        given = await enable_user(engine, user.id, user.email)
+        print(f"Enabled {user.email}" + (f" with roles {', '.join(given)}." if given else "."))
+    else:
+        await set_system_role(engine, user.id, args.system_role)
+        print(f"{user.email} is now {'an admin' if args.system_role == 'admin' else 'a plain user'}.")
 
 
 async def _events(args: argparse.Namespace, settings: Settings) -> None:
@@ -290,6 +373,27 @@ async def _events(args: argparse.Namespace, settings: Settings) -> None:
         print(roles.format_events(await roles.list_security_events(runtime.engine, args.limit)))
 
 
+async def _calls(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.web.ui._calls import OUTCOMES, list_tool_calls
+
+    if args.outcome is not None and args.outcome not in OUTCOMES:
+        raise InvalidArgument(f"unknown outcome {args.outcome!r}; one of: {', '.join(OUTCOMES)}", {"field": "outcome"})
+    async with _admin(settings) as runtime:
+        rows = await list_tool_calls(
+            runtime.engine, offset=0, limit=args.limit, email=args.user, module=args.module, outcome=args.outcome
+        )
+    if not rows:
+        print("No tool calls recorded" + (" that match." if args.user or args.module or args.outcome else "."))
+        return
+    print(f"{'AT (UTC)':<20} {'USER':<28} {'TOOL':<32} {'ACCOUNT':<14} {'VIA':<8} {'OUTCOME':<18} {'MS':>6}")
+    for r in rows:
+        who = (r.email or r.user_id or "-") + (f" [{r.token_name}]" if r.token_name else "")
+        print(
+            f"{r.at.strftime('%Y-%m-%d %H:%M:%S'):<20} {who:<28} {r.module + '.' + r.tool:<32} "
+            f"{r.account or '-':<14} {r.via:<8} {r.outcome:<18} {r.duration_ms:>6}"
+        )
+
+
 async def _vault(args: argparse.Namespace, settings: Settings) -> None:
     from mcpist.vault.broker import TokenBroker
 
@@ -297,6 +401,19 @@ async def _vault(args: argparse.Namespace, settings: Settings) -> None:
         assert isinstance(runtime.accounts, TokenBroker)
         admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir)
         await vault_cli.run(args, admin, sys.stdin, sys.stdout)
+
+
+async def _switch_module(args: argparse.Namespace, settings: Settings) -> None:
+    from mcpist.sieve import set_module_enabled
+
+    on = args.modules_command == "on"
+    async with _admin(settings) as runtime:
+        changed = await set_module_enabled(runtime.engine, args.module, on, registry=runtime.registry)
+    state = "on" if on else "off"
+    if changed:
+        print(f"Module {args.module!r} is {state} for everyone; running servers apply it within access_cache_s.")
+    else:
+        print(f"Module {args.module!r} was already {state}.")
 
 
 def _modules(args: argparse.Namespace, settings: Settings) -> None:
@@ -432,8 +549,12 @@ def _core_command(args: argparse.Namespace) -> int:
         asyncio.run(_user(args, settings))
     elif args.command == "events":
         asyncio.run(_events(args, settings))
+    elif args.command == "calls":
+        asyncio.run(_calls(args, settings))
     elif args.command in vault_cli.COMMANDS:
         asyncio.run(_vault(args, settings))
+    elif args.command == "modules" and args.modules_command is not None:
+        asyncio.run(_switch_module(args, settings))
     elif args.command == "modules":
         _modules(args, settings)
     return 0

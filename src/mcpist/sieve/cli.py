@@ -3,6 +3,7 @@
     mcpist role create NAME [--allow P]... [--deny P]... [--allow-read MODULE]... [--description TEXT]
         await create_role(engine, name, read_only_allows(allow, allow_read), deny, description,
                           registry=installed_registry())
+    mcpist role update NAME ...          await update_role(engine, name, ...) (same options; holders keep it)
     mcpist role list                     print(format_roles(await list_roles(engine)))
     mcpist role grant EMAIL ROLE         await grant_role(engine, email, role)
     mcpist role revoke EMAIL ROLE        await revoke_role(engine, email, role)
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._events import SecurityEvent, list_security_events
-from ._roles import Role, create_role, delete_role, grant_role, list_roles, revoke_role, roles_of
+from ._roles import Role, create_role, delete_role, grant_role, list_roles, revoke_role, roles_of, update_role
 from ._tokens import NewToken, prepare_token, token_roles_by_token
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "revoke_role",
     "roles_of",
     "token_roles_by_token",
+    "update_role",
 ]
 
 

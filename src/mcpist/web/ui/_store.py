@@ -11,6 +11,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from mcpist.auth.tokens import TokenStore
+from mcpist.auth.users import set_disabled
+from mcpist.errors import NotFound
+from mcpist.sieve import grant_role, revoke_role, roles_of
+
 from ._tables import audit, profiles
 
 LANGUAGES = ("en", "ja")
@@ -125,3 +130,46 @@ async def count_audit(engine: AsyncEngine, *, action: str | None = None, since: 
         query = query.where(audit.c.at >= since)
     async with engine.connect() as conn:
         return int(await conn.scalar(query) or 0)
+
+
+async def disable_user(engine: AsyncEngine, user_id: str, email: str) -> list[str]:
+    """Disable a user everywhere (the UI's button and `mcpist user disable`): refused from the next
+    request on, every role taken away (kept here to give back) and every API token revoked; returns the
+    roles taken.
+
+    Raises:
+        NotFound: no such user.
+        Conflict: the owner.
+    """
+    # first, so a failure below leaves the user refused rather than half disabled
+    await set_disabled(engine, user_id, True)
+    held = await roles_of(engine, email)
+    if held:  # a second disable must not forget the roles the first one kept
+        await hold_roles(engine, user_id, held)
+    for role in held:
+        await revoke_role(engine, email, role)
+    store = TokenStore(engine)
+    for token in await store.list():
+        if token.user_id == user_id and token.revoked_at is None:
+            await store.revoke(token.name)
+    return held
+
+
+async def enable_user(engine: AsyncEngine, user_id: str, email: str) -> list[str]:
+    """Enable a disabled user again with the roles they held (those not deleted meanwhile; revoked
+    tokens stay revoked); returns the roles given back.
+
+    Raises:
+        NotFound: no such user.
+    """
+    profile = await get_profile(engine, user_id)
+    given: list[str] = []
+    for role in profile.held_roles:
+        try:
+            await grant_role(engine, email, role)
+            given.append(role)
+        except NotFound:
+            pass  # the role was deleted meanwhile
+    await hold_roles(engine, user_id, None)
+    await set_disabled(engine, user_id, False)
+    return given

@@ -11,15 +11,14 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
-from mcpist.auth.tokens import TokenStore
-from mcpist.auth.users import add_user, list_users, set_disabled, set_password, set_system_role
+from mcpist.auth.users import add_user, list_users, set_password, set_system_role
 from mcpist.errors import Conflict, InvalidArgument, MCPistError, NotFound
 from mcpist.sieve import grant_role, list_roles, revoke_role, roles_of
 from mcpist.storage.users import User, get_owner, get_user
 
 from .._app import Call, Handler, Ui
 from .._i18n import N_
-from .._store import get_profile, hold_roles
+from .._store import disable_user, enable_user
 
 NOTICES = {
     "added": N_("The user is added."),
@@ -105,16 +104,7 @@ async def disable(call: Call) -> Response:
     try:
         user = await _target(call)
         _not_self(call, user, "disable")
-        # first, so a failure below leaves the user refused rather than half disabled
-        await set_disabled(engine, user.id, True)
-        held = await roles_of(engine, user.email)
-        await hold_roles(engine, user.id, held)
-        for role in held:
-            await revoke_role(engine, user.email, role)
-        store = TokenStore(engine)
-        for token in await store.list():
-            if token.user_id == user.id and token.revoked_at is None:
-                await store.revoke(token.name)
+        held = await disable_user(engine, user.id, user.email)
     except MCPistError as exc:
         return await render(call, status=400, error=call.failure(exc))
     call.runtime.forget_access()
@@ -126,16 +116,7 @@ async def enable(call: Call) -> Response:
     engine = call.runtime.engine
     try:
         user = await _target(call)
-        profile = await get_profile(engine, user.id)
-        given: list[str] = []
-        for role in profile.held_roles:
-            try:
-                await grant_role(engine, user.email, role)
-                given.append(role)
-            except NotFound:
-                pass  # the role was deleted meanwhile
-        await hold_roles(engine, user.id, None)
-        await set_disabled(engine, user.id, False)
+        given = await enable_user(engine, user.id, user.email)
     except MCPistError as exc:
         return await render(call, status=400, error=call.failure(exc))
     call.runtime.forget_access()
