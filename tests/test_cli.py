@@ -270,3 +270,38 @@ def test_calls_lists_the_audit_newest_first_and_filters(tmp_path: Path, capsys: 
     with pytest.raises(SystemExit):
         main(["calls", "--limit", "0", "--data-dir", d])
     assert "out of range 1-1000" in capsys.readouterr().err
+
+
+def test_vault_rotate_key_rewraps_the_uis_smtp_password_and_prune_keeps_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from mcpist.config import VaultSettings
+    from mcpist.vault.keys import KeySource
+    from mcpist.vault.store import Sealer
+    from mcpist.web.ui import upgrade_ui
+    from mcpist.web.ui._notify import MailSettings, MailStore
+
+    d = str(tmp_path)
+    assert run(capsys, "user", "list", "--data-dir", d)[0] == 0  # the database and the master key
+
+    async def with_store(action: str) -> str | None:
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'mcpist.db'}")
+        try:
+            await upgrade_ui(engine)
+            store = MailStore(engine, Sealer(KeySource(VaultSettings(), tmp_path)))
+            if action == "save":
+                await store.save(MailSettings(host="smtp.example.com", sender="a@example.com"), password="s3cret-pw")
+            return await store.password()
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(with_store("save")) == "s3cret-pw"
+    code, out, _ = run(capsys, "vault", "rotate-key", "--data-dir", d)
+    assert code == 0 and "Re-wrapped 1 records" in out and "Every record is under the active key" in out
+    code, out, _ = run(capsys, "vault", "prune-keys", "--data-dir", d)
+    assert code == 0 and "Forgot 1 retired keys" in out
+    assert asyncio.run(with_store("read")) == "s3cret-pw"  # opens under the new key; the old one is gone

@@ -396,10 +396,13 @@ async def _calls(args: argparse.Namespace, settings: Settings) -> None:
 
 async def _vault(args: argparse.Namespace, settings: Settings) -> None:
     from mcpist.vault.broker import TokenBroker
+    from mcpist.web.ui import upgrade_ui
+    from mcpist.web.ui._notify import SEALED_ROWS
 
     async with _admin(settings) as runtime:
         assert isinstance(runtime.accounts, TokenBroker)
-        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir)
+        await upgrade_ui(runtime.engine)  # the UI's SMTP password is sealed with the vault's key too
+        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir, (SEALED_ROWS,))
         await vault_cli.run(args, admin, sys.stdin, sys.stdout)
 
 

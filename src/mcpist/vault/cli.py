@@ -56,6 +56,8 @@ class VaultAdmin:
     broker: TokenBroker
     owner_id: str
     data_dir: Path
+    sealed: tuple[rotation.SealedRows, ...] = ()
+    """Records a layer above seals with the vault's key (the UI's SMTP password): rotated and counted too."""
 
     @property
     def engine(self) -> AsyncEngine:
@@ -194,7 +196,11 @@ async def app_remove(admin: VaultAdmin, service: str) -> None:
 
 
 async def rotate_key(
-    engine: AsyncEngine, data_dir: Path, settings: VaultSettings, progress: Callable[[int], None] | None = None
+    engine: AsyncEngine,
+    data_dir: Path,
+    settings: VaultSettings,
+    progress: Callable[[int], None] | None = None,
+    extra: Sequence[rotation.SealedRows] = (),
 ) -> rotation.RotationReport:
     """A new key-encryption key (master key file) and every record re-wrapped under it, online.
 
@@ -202,24 +208,31 @@ async def rotate_key(
         ConfigError: the key sources are unusable.
         MissingKey, TamperedRecord: a record cannot be re-wrapped.
     """
-    return await rotation.rotate_key(engine, KeySource(settings, data_dir), progress)
+    return await rotation.rotate_key(engine, KeySource(settings, data_dir), progress, extra)
 
 
-async def rewrap(engine: AsyncEngine, data_dir: Path, settings: VaultSettings) -> rotation.RotationReport:
+async def rewrap(
+    engine: AsyncEngine, data_dir: Path, settings: VaultSettings, extra: Sequence[rotation.SealedRows] = ()
+) -> rotation.RotationReport:
     """Finish an interrupted rotation, or move records to an operator-managed new key; makes no key."""
-    return await rotation.rewrap_all(engine, KeySource(settings, data_dir))
+    return await rotation.rewrap_all(engine, KeySource(settings, data_dir), extra=extra)
 
 
-async def prune_keys(engine: AsyncEngine, data_dir: Path, settings: VaultSettings) -> list[str]:
+async def prune_keys(
+    engine: AsyncEngine, data_dir: Path, settings: VaultSettings, extra: Sequence[rotation.SealedRows] = ()
+) -> list[str]:
     """Forget retired keys that no record uses any more; returns their ids."""
-    return await rotation.prune_keys(engine, KeySource(settings, data_dir))
+    return await rotation.prune_keys(engine, KeySource(settings, data_dir), extra)
 
 
-async def key_status(engine: AsyncEngine, data_dir: Path, settings: VaultSettings) -> dict[str, Any]:
+async def key_status(
+    engine: AsyncEngine, data_dir: Path, settings: VaultSettings, extra: Sequence[rotation.SealedRows] = ()
+) -> dict[str, Any]:
     """The active key id, the retired ids, and how many records each key wraps."""
     keys = KeySource(settings, data_dir)
     keyring = keys.keyring()
-    return {"active": keyring.active_id, "retired": sorted(keys.retired()), "usage": await rotation.key_usage(engine)}
+    usage = await rotation.key_usage(engine, extra)
+    return {"active": keyring.active_id, "retired": sorted(keys.retired()), "usage": usage}
 
 
 def format_accounts(accounts: Sequence[AccountInfo]) -> str:
@@ -383,9 +396,9 @@ async def _vault(action: str, admin: VaultAdmin, say: Callable[[str], None]) -> 
     engine, data_dir, settings = admin.engine, admin.data_dir, admin.settings
     if action in ("rotate-key", "rewrap"):
         report = (
-            await rotate_key(engine, data_dir, settings)
+            await rotate_key(engine, data_dir, settings, extra=admin.sealed)
             if action == "rotate-key"
-            else await rewrap(engine, data_dir, settings)
+            else await rewrap(engine, data_dir, settings, admin.sealed)
         )
         if report.retired_id:
             say(f"New key {report.active_id}; key {report.retired_id} moved to the keyring file.")
@@ -396,10 +409,10 @@ async def _vault(action: str, admin: VaultAdmin, say: Callable[[str], None]) -> 
         else:
             say("Every record is under the active key; `mcpist vault prune-keys` forgets the retired ones.")
     elif action == "prune-keys":
-        dropped = await prune_keys(engine, data_dir, settings)
+        dropped = await prune_keys(engine, data_dir, settings, admin.sealed)
         say(f"Forgot {len(dropped)} retired keys: {', '.join(dropped)}" if dropped else "No unused retired keys.")
     elif action == "status":
-        status = await key_status(engine, data_dir, settings)
+        status = await key_status(engine, data_dir, settings, admin.sealed)
         say(f"active key: {status['active']}")
         say(f"retired keys: {', '.join(status['retired']) or '(none)'}")
         for kid, n in sorted(status["usage"].items()):

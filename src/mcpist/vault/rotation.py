@@ -4,12 +4,16 @@ Only the wrapped data keys change (payloads stay as they are). Each row is re-wr
 own short transaction and written only if its wrapped key is still the one read
 (compare-and-swap), so the server keeps serving and refreshing meanwhile. Rows already under
 the active key are skipped, so an interrupted run is finished by running it again.
+
+The vault's own tables are always covered; a layer above that seals with the vault's key (the admin
+UI's SMTP password) passes its table as a `SealedRows`, so that its record is re-wrapped too and
+`prune_keys` never forgets a key it still needs.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +31,28 @@ logger = logging.getLogger("mcpist.vault")
 BATCH = 100
 
 
+@dataclass(frozen=True)
+class SealedRows:
+    """A table whose rows each hold one sealed record (`kek_id`, `wrapped_key`, `ciphertext`)."""
+
+    table: sa.Table
+    key: sa.Column[Any]
+    """The primary key, the order rows are visited in."""
+    identity: Callable[[Any], bytes]
+    """What a row's record is bound to (the identity it was sealed with)."""
+
+
+VAULT_ROWS = (
+    SealedRows(
+        accounts,
+        accounts.c.id,
+        lambda row: account_identity(row.id, row.service, row.name, row.user_id, row.role, row.kind),
+    ),
+    SealedRows(oauth_apps, oauth_apps.c.service, lambda row: app_identity(row.service, row.client_id)),
+    SealedRows(connect_flows, connect_flows.c.id, lambda row: flow_identity(flow_of(row))),
+)
+
+
 @dataclass
 class RotationReport:
     active_id: str
@@ -36,23 +62,11 @@ class RotationReport:
     """Records still under another key after the run, by key id (should be empty)."""
 
 
-def _identity(table: sa.Table, row: Any) -> bytes:
-    if table is accounts:
-        return account_identity(row.id, row.service, row.name, row.user_id, row.role, row.kind)
-    if table is oauth_apps:
-        return app_identity(row.service, row.client_id)
-    return flow_identity(flow_of(row))
-
-
-def _key_column(table: sa.Table) -> sa.Column[Any]:
-    return table.c.service if table is oauth_apps else table.c.id
-
-
-async def key_usage(engine: AsyncEngine) -> dict[str, int]:
+async def key_usage(engine: AsyncEngine, extra: Sequence[SealedRows] = ()) -> dict[str, int]:
     """How many records each KEK id wraps."""
     usage: dict[str, int] = {}
     async with engine.connect() as conn:
-        for table in (accounts, oauth_apps, connect_flows):
+        for table in (rows.table for rows in (*VAULT_ROWS, *extra)):
             query = (
                 sa.select(table.c.kek_id, sa.func.count()).where(table.c.kek_id.is_not(None)).group_by(table.c.kek_id)
             )
@@ -62,7 +76,10 @@ async def key_usage(engine: AsyncEngine) -> dict[str, int]:
 
 
 async def rewrap_all(
-    engine: AsyncEngine, keys: KeySource, progress: Callable[[int], None] | None = None
+    engine: AsyncEngine,
+    keys: KeySource,
+    progress: Callable[[int], None] | None = None,
+    extra: Sequence[SealedRows] = (),
 ) -> RotationReport:
     """Re-wrap every record not under the active KEK.
 
@@ -72,8 +89,8 @@ async def rewrap_all(
     """
     keyring: Keyring = keys.keyring(force=True)
     report = RotationReport(active_id=keyring.active_id)
-    for table in (accounts, oauth_apps, connect_flows):
-        pk = _key_column(table)
+    for sealed_rows in (*VAULT_ROWS, *extra):
+        table, pk = sealed_rows.table, sealed_rows.key
         after: str | None = None
         while True:
             query = (
@@ -90,7 +107,7 @@ async def rewrap_all(
                 break
             for row in rows:
                 after = getattr(row, pk.name)
-                identity = _identity(table, row)
+                identity = sealed_rows.identity(row)
                 old: Sealed = sealed_of(row)
                 try:
                     new = rewrap(keyring, identity, old)
@@ -107,14 +124,17 @@ async def rewrap_all(
                     report.rewrapped += 1
                     if progress is not None:
                         progress(report.rewrapped)
-    usage = await key_usage(engine)
+    usage = await key_usage(engine, extra)
     report.remaining = {kid: n for kid, n in usage.items() if kid != keyring.active_id}
     logger.info("vault: re-wrapped %d records under key %s", report.rewrapped, keyring.active_id)
     return report
 
 
 async def rotate_key(
-    engine: AsyncEngine, keys: KeySource, progress: Callable[[int], None] | None = None
+    engine: AsyncEngine,
+    keys: KeySource,
+    progress: Callable[[int], None] | None = None,
+    extra: Sequence[SealedRows] = (),
 ) -> RotationReport:
     """New KEK (when the master key file holds it), then re-wrap every record under it.
 
@@ -127,18 +147,18 @@ async def rotate_key(
     retired: str | None = None
     if keys.rotatable:
         retired, _ = keys.rotate_master_key()
-    report = await rewrap_all(engine, keys, progress)
+    report = await rewrap_all(engine, keys, progress, extra)
     if report.remaining:
-        second = await rewrap_all(engine, keys, progress)
+        second = await rewrap_all(engine, keys, progress, extra)
         second.rewrapped += report.rewrapped
         report = second
     report.retired_id = retired
     return report
 
 
-async def prune_keys(engine: AsyncEngine, keys: KeySource) -> list[str]:
+async def prune_keys(engine: AsyncEngine, keys: KeySource, extra: Sequence[SealedRows] = ()) -> list[str]:
     """Drop retired KEKs that no record uses from the keyring file; returns their ids."""
-    usage = await key_usage(engine)
+    usage = await key_usage(engine, extra)
     retired = keys.retired()
     dropped = [kid for kid in retired if usage.get(kid, 0) == 0]
     if dropped:

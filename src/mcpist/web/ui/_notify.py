@@ -37,6 +37,7 @@ from mcpist.sieve import HIDDEN_TOOL_CALL, UNKNOWN_TOOL_CALL, count_security_eve
 from mcpist.vault.broker import TokenBroker
 from mcpist.vault.crypto import Sealed
 from mcpist.vault.keys import KeySource
+from mcpist.vault.rotation import SealedRows
 from mcpist.vault.store import AccountInfo, Sealer
 
 from ._store import record
@@ -49,6 +50,9 @@ SECURITIES: tuple[Security, ...] = ("starttls", "tls", "none")
 KINDS = ("reauth", "denied")
 IDENTITY = b"web_mail:1"
 """What the sealed password is bound to: it opens only as this row's."""
+SEALED_ROWS = SealedRows(mail, mail.c.id, lambda _row: IDENTITY)
+"""The password for `mcpist vault rotate-key`/`prune-keys`: re-wrapped with the vault's records, and
+its key never forgotten while it is in use."""
 MAX_RECIPIENTS = 10
 SEND_TIMEOUT_S = 15.0
 _HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$")
