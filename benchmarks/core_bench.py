@@ -33,8 +33,6 @@ import math
 import os
 import platform
 import re
-import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -51,6 +49,7 @@ import anyio
 import anyio.lowlevel
 import httpx2
 import mcp_types as types
+from _serve import clean_env, create_token, free_port, mcpist_command, running
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -382,21 +381,6 @@ async def latency_in_process(rt: Runtime, opts: Options) -> dict[str, dict[str, 
     return paths
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def mcpist_command() -> list[str]:
-    script = Path(sys.executable).with_name("mcpist")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("mcpist")
-    return [found] if found else [sys.executable, "-m", "mcpist.cli"]
-
-
 @dataclass(frozen=True)
 class Served:
     url: str
@@ -408,42 +392,13 @@ class Served:
 @asynccontextmanager
 async def serve_subprocess(data_dir: Path) -> AsyncIterator[Served]:
     """`mcpist serve` (default settings) on a free loopback port with its own data dir and token."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPIST_")}
-    created = await anyio.run_process(
-        [*mcpist_command(), "token", "create", "--name", "bench", "--data-dir", str(data_dir)], env=env
-    )
-    token = created.stdout.decode().strip().splitlines()[-1]
+    env = clean_env()
+    token = await create_token(data_dir, env)
     port = free_port()
     log_path = data_dir / "serve.log"
-    with log_path.open("wb") as out:
-        process = await anyio.open_process(
-            [*mcpist_command(), "serve", "--data-dir", str(data_dir), "--port", str(port)],
-            stdout=out,
-            stderr=out,
-            env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx2.AsyncClient(base_url=base, timeout=2) as probe:
-            with anyio.fail_after(60):
-                while True:
-                    if process.returncode is not None:
-                        raise RuntimeError(f"mcpist serve exited with {process.returncode}: {log_path.read_text()}")
-                    try:
-                        if (await probe.get("/health")).status_code == 200:
-                            break
-                    except httpx2.TransportError:
-                        pass
-                    await anyio.sleep(0.05)
-        yield Served(f"{base}/mcp", token, process.pid, log_path)
-    finally:
-        process.terminate()
-        with anyio.move_on_after(10):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await process.aclose()
+    argv = [*mcpist_command(), "serve", "--data-dir", str(data_dir), "--port", str(port)]
+    async with running(argv, port=port, log_path=log_path, env=env, stop_timeout_s=10) as process:
+        yield Served(f"http://127.0.0.1:{port}/mcp", token, process.pid, log_path)
 
 
 async def latency_subprocess(rt: Runtime, data_dir: Path, opts: Options) -> tuple[dict[str, Any], dict[str, int]]:

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -34,6 +32,7 @@ from typing import Any
 
 import anyio
 import httpx2
+from _serve import clean_env, free_port, mcpist_command, running
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -80,21 +79,6 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def mcpist_command() -> list[str]:
-    script = Path(sys.executable).with_name("mcpist")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("mcpist")
-    return [found] if found else [sys.executable, "-m", "mcpist.cli"]
-
-
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -118,36 +102,11 @@ async def create_tokens(data_dir: Path, count: int) -> list[str]:
 
 @asynccontextmanager
 async def serve(data_dir: Path) -> AsyncIterator[tuple[str, int]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPIST_")}
-    env["MCPIST_MODULES__ENABLED"] = json.dumps(MODULES)
+    env = clean_env({"MCPIST_MODULES__ENABLED": json.dumps(MODULES)})
     port = free_port()
-    out = (data_dir / "serve.log").open("wb")
-    process = await anyio.open_process(
-        [*mcpist_command(), "serve", "--data-dir", str(data_dir), "--port", str(port)], stdout=out, stderr=out, env=env
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx2.AsyncClient(base_url=base, timeout=2) as probe:
-            with anyio.fail_after(120):
-                while True:
-                    if process.returncode is not None:
-                        raise RuntimeError(f"mcpist serve exited: {(data_dir / 'serve.log').read_text()[-2000:]}")
-                    try:
-                        if (await probe.get("/health")).status_code == 200:
-                            break
-                    except httpx2.TransportError:
-                        pass
-                    await anyio.sleep(0.1)
-        yield f"{base}/mcp", process.pid
-    finally:
-        process.terminate()
-        with anyio.move_on_after(15):
-            await process.wait()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await process.aclose()
-        out.close()
+    argv = [*mcpist_command(), "serve", "--data-dir", str(data_dir), "--port", str(port)]
+    async with running(argv, port=port, log_path=data_dir / "serve.log", env=env, ready_timeout_s=120) as process:
+        yield f"http://127.0.0.1:{port}/mcp", process.pid
 
 
 @dataclass

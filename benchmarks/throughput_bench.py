@@ -33,8 +33,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
-import socket
 import statistics
 import sys
 import tempfile
@@ -46,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import _wrk
+from _serve import clean_env, create_token, free_port, running
 from _wrk import JSONRPC_ID
 
 ROOT = Path(__file__).resolve().parent
@@ -123,13 +122,6 @@ def serve_bare(port: int) -> None:
 # process helpers
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def tree_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) of `pid` and every live process descended from it."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -174,9 +166,7 @@ class Served:
 
 
 def mcpist_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPIST_")}
-    env[_BENCH_ENV] = "1"
-    return env
+    return clean_env({_BENCH_ENV: "1"})
 
 
 @asynccontextmanager
@@ -187,35 +177,14 @@ async def start(
         if cpus is not None:
             os.sched_setaffinity(0, cpus)
 
-    log = open(Path(tempfile.gettempdir()) / f"throughput_{name}.log", "wb")  # noqa: SIM115, ASYNC230
-    process = await asyncio.create_subprocess_exec(
-        *argv, stdout=log, stderr=log, env=mcpist_env(), preexec_fn=pin, start_new_session=True
-    )
-    try:
-        deadline = time.monotonic() + 60
-        host, port = url.split("//")[1].split("/")[0].split(":")
-        while True:
-            if process.returncode is not None:
-                raise RuntimeError(f"{name} exited with {process.returncode}; see {log.name}")
-            try:
-                _, writer = await asyncio.open_connection(host, int(port))
-                writer.close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.1)
+    port = int(url.split("//")[1].split("/")[0].split(":")[1])
+    log_path = Path(tempfile.gettempdir()) / f"throughput_{name}.log"
+    # the bare server has no /health: ready once it accepts connections
+    async with running(
+        argv, port=port, log_path=log_path, env=mcpist_env(), ready_path=None, preexec_fn=pin
+    ) as process:
         await settle(process.pid)
         yield Served(name, url, token, process)
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        try:
-            await asyncio.wait_for(process.wait(), 15)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-        log.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,21 +361,7 @@ def mcpist_argv(data_dir: Path, port: int, workers: int) -> list[str]:
 
 
 async def new_token(data_dir: Path) -> str:
-    mcpist = Path(sys.executable).with_name("mcpist")
-    command = [str(mcpist)] if mcpist.exists() else [shutil.which("mcpist") or "mcpist"]
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        "token",
-        "create",
-        "--name",
-        f"bench-{time.time_ns()}",
-        "--data-dir",
-        str(data_dir),
-        stdout=asyncio.subprocess.PIPE,
-        env=mcpist_env(),
-    )
-    out, _ = await process.communicate()
-    return out.decode().strip().splitlines()[-1]
+    return await create_token(data_dir, mcpist_env(), f"bench-{time.time_ns()}")
 
 
 async def part_one(tmp: Path, rounds: int, each: int) -> dict[str, Any]:
