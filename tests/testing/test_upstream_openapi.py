@@ -462,3 +462,62 @@ def test_a_file_is_compiled_once_until_it_changes(tmp_path: Path) -> None:
 
 def test_the_package_exports_the_fake() -> None:
     assert {"FakeUpstream", "RecordedRequest", "Violation"} <= set(mcpist.testing.__all__)
+
+
+def test_the_nulls_variant_sets_every_nullable_property_to_null(monkeypatch: pytest.MonkeyPatch) -> None:
+    owner = {"type": "object", "properties": {"login": {"type": "string"}, "site": {"type": ["string", "null"]}}}
+    spec: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "Nulls", "version": "1"},
+        "servers": [{"url": BASE}],
+        "paths": {
+            "/things": {
+                "get": {
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "array",
+                                        "items": {
+                                            "allOf": [
+                                                {"$ref": "#/components/schemas/Base"},
+                                                {"properties": {"owner": owner, "tags": {"type": "array"}}},
+                                            ]
+                                        },
+                                    }
+                                }
+                            },
+                        }
+                    }
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "Base": {
+                    "type": "object",
+                    "required": ["id", "note"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    },
+                }
+            }
+        },
+    }
+    fake = FakeUpstream(spec)
+    thing = {"id": 1, "note": "n", "owner": {"login": "ada", "site": "x"}, "tags": ["a"], "extra": "kept"}
+
+    @fake.route("GET", "/things")
+    def things(request: httpx.Request) -> list[dict[str, Any]]:
+        return [thing]
+
+    with fake, client(fake) as http:
+        assert http.get("/things").json() == [thing]  # as written unless asked
+        monkeypatch.setenv(mcpist.testing.upstream.VARIANT_ENV, "nulls")
+        # a required property that may be null is null too; a property the schema does not know stays
+        assert http.get("/things").json() == [
+            {"id": 1, "note": None, "owner": {"login": "ada", "site": None}, "tags": ["a"], "extra": "kept"}
+        ]

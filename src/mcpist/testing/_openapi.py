@@ -181,6 +181,60 @@ class OpenApiDescription:
             warnings.simplefilter("ignore", DeprecationWarning)
             return [problem for error in validator.iter_errors(request, reply) for problem in _describe(error)]
 
+    def nulled(self, operation: tuple[str, str], status: int, value: Any) -> Any:
+        """`value` (a reply body) with every property the documented response lets be null set to null:
+        what a module must survive, since the vendor promises no more (see `FakeUpstream`'s variants)."""
+        responses: Mapping[str, Any] = self.operations[operation].get("responses", {})
+        response = responses.get(str(status)) or responses.get(f"{status // 100}XX") or responses.get("default")
+        content = self._resolve(response or {}).get("content", {})
+        media = next((m for k, m in content.items() if "json" in k), None)
+        if media is None or "schema" not in media:
+            return value
+        return self._nulled(value, media["schema"], 0)
+
+    def _nulled(self, value: Any, schema: Any, depth: int) -> Any:
+        if depth > 32:
+            return value
+        if isinstance(value, list):
+            items = self._gather(schema, "items")
+            return [self._nulled(item, items[0], depth + 1) if items else item for item in value]
+        if not isinstance(value, dict):
+            return value
+        properties: dict[str, list[Any]] = {}
+        for found in self._gather(schema, "properties"):
+            for name, sub in found.items():
+                properties.setdefault(name, []).append(sub)
+        out: dict[str, Any] = {}
+        for name, item in value.items():
+            subs = properties.get(name)
+            if not subs:
+                out[name] = item
+            elif any(self._allows_null(sub, 0) for sub in subs):
+                out[name] = None
+            else:
+                out[name] = self._nulled(item, subs[0], depth + 1)
+        return out
+
+    def _gather(self, schema: Any, key: str) -> list[Any]:
+        """`schema[key]` of the schema and of each of its allOf/anyOf/oneOf branches (resolved)."""
+        schema = self._resolve(schema)
+        if not isinstance(schema, Mapping):
+            return []
+        found = [schema[key]] if key in schema else []
+        for combiner in ("allOf", "anyOf", "oneOf"):
+            for branch in schema.get(combiner, []):
+                found += self._gather(branch, key)
+        return found
+
+    def _allows_null(self, schema: Any, depth: int) -> bool:
+        schema = self._resolve(schema)
+        if not isinstance(schema, Mapping) or depth > 16:
+            return False
+        kind = schema.get("type")
+        if schema.get("nullable") is True or kind == "null" or (isinstance(kind, list) and "null" in kind):
+            return True
+        return any(self._allows_null(b, depth + 1) for c in ("anyOf", "oneOf") for b in schema.get(c, []))
+
     @cached_property
     def _strict_responses(self) -> Any:
         return getattr(response_validators, f"{self._prefix}ResponseDataValidator")(
