@@ -62,6 +62,7 @@ class World:
     uploads: list[httpx.Request] = field(default_factory=list)
     spaces: int = 3
     expire_once: bool = False  # the next page read answers 401, as for an expired token
+    page_without_id: bool = False  # a page read answers without its `id` (the description does not require it)
 
 
 def _paged(request: httpx.Request, items: list[dict[str, Any]], path: str) -> dict[str, Any]:
@@ -107,7 +108,8 @@ def install_v2(fake: FakeUpstream, world: World) -> None:
         if id not in world.pages:
             return httpx.Response(404)  # documented without a body
         p = world.pages[id]
-        return _page(id, p["title"], p["version"], p["parent"], p["body"])
+        page = _page(id, p["title"], p["version"], p["parent"], p["body"])
+        return {k: v for k, v in page.items() if k != "id"} if world.page_without_id else page
 
     @fake.route("PUT", "/pages/{id}")
     def put_page(request: httpx.Request, id: str) -> Any:

@@ -175,3 +175,9 @@ async def test_attachments(cf: Harness) -> None:
     assert sent.url.path == "/wiki/rest/api/content/200/child/attachment" and b"hello world" in sent.content
     with pytest.raises(InvalidArgument):
         await cf.call("upload_attachment", page_id="200", filename="x.bin", content_base64="not base64!")
+
+
+async def test_a_write_goes_to_the_page_asked_for_even_when_its_answer_omits_the_id(cf: Harness) -> None:
+    cf.world.page_without_id = True
+    await cf.call("move_page", page_id="200", parent_id="100")
+    assert cf.world.puts[-1]["id"] == "200"  # was "None", sent to PUT /pages/None

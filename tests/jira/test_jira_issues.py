@@ -109,3 +109,12 @@ async def test_the_sites_catalogue(jira: Harness) -> None:
     users = await jira.call("search_users", query="ali", limit=5)
     assert [u.account_id for u in users.items] == ["5b10ac8d", "a2"]
     assert jira.sent("GET /rest/api/3/user/search")[0].params == {"query": "ali", "maxResults": "5"}
+
+
+async def test_an_issue_answered_without_its_key_is_a_clear_upstream_error(jira: Harness) -> None:
+    from mcpist.modules import Unavailable
+
+    del jira.world.issues[0]["key"]  # the description does not require it; Jira always sends it
+    with pytest.raises(Unavailable) as caught:
+        await jira.call("search_issues", jql="project = ENG", limit=5)
+    assert caught.value.message == "jira answered an issue without its key"  # was a KeyError: INTERNAL

@@ -464,7 +464,7 @@ def test_the_package_exports_the_fake() -> None:
     assert {"FakeUpstream", "RecordedRequest", "Violation"} <= set(mcpist.testing.__all__)
 
 
-def test_the_nulls_variant_sets_every_nullable_property_to_null(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_nulls_and_sparse_variants_give_the_least_the_description_promises(monkeypatch: pytest.MonkeyPatch) -> None:
     owner = {"type": "object", "properties": {"login": {"type": "string"}, "site": {"type": ["string", "null"]}}}
     spec: dict[str, Any] = {
         "openapi": "3.1.0",
@@ -521,3 +521,6 @@ def test_the_nulls_variant_sets_every_nullable_property_to_null(monkeypatch: pyt
         assert http.get("/things").json() == [
             {"id": 1, "note": None, "owner": {"login": "ada", "site": None}, "tags": ["a"], "extra": "kept"}
         ]
+        monkeypatch.setenv(mcpist.testing.upstream.VARIANT_ENV, "sparse")
+        # only what the schema requires (nullable ones null); what the schema does not know stays
+        assert http.get("/things").json() == [{"id": 1, "note": None, "extra": "kept"}]

@@ -181,38 +181,42 @@ class OpenApiDescription:
             warnings.simplefilter("ignore", DeprecationWarning)
             return [problem for error in validator.iter_errors(request, reply) for problem in _describe(error)]
 
-    def nulled(self, operation: tuple[str, str], status: int, value: Any) -> Any:
-        """`value` (a reply body) with every property the documented response lets be null set to null:
-        what a module must survive, since the vendor promises no more (see `FakeUpstream`'s variants)."""
+    def nulled(self, operation: tuple[str, str], status: int, value: Any, *, sparse: bool = False) -> Any:
+        """`value` (a reply body) with every property the documented response lets be null set to null and,
+        `sparse`, every property it does not require left out: what a module must survive, since the vendor
+        promises no more (see `FakeUpstream`'s variants). Properties the schema does not name stay."""
         responses: Mapping[str, Any] = self.operations[operation].get("responses", {})
         response = responses.get(str(status)) or responses.get(f"{status // 100}XX") or responses.get("default")
         content = self._resolve(response or {}).get("content", {})
         media = next((m for k, m in content.items() if "json" in k), None)
         if media is None or "schema" not in media:
             return value
-        return self._nulled(value, media["schema"], 0)
+        return self._nulled(value, media["schema"], 0, sparse)
 
-    def _nulled(self, value: Any, schema: Any, depth: int) -> Any:
+    def _nulled(self, value: Any, schema: Any, depth: int, sparse: bool = False) -> Any:
         if depth > 32:
             return value
         if isinstance(value, list):
             items = self._gather(schema, "items")
-            return [self._nulled(item, items[0], depth + 1) if items else item for item in value]
+            return [self._nulled(item, items[0], depth + 1, sparse) if items else item for item in value]
         if not isinstance(value, dict):
             return value
         properties: dict[str, list[Any]] = {}
         for found in self._gather(schema, "properties"):
             for name, sub in found.items():
                 properties.setdefault(name, []).append(sub)
+        required = {name for found in self._gather(schema, "required") for name in found}
         out: dict[str, Any] = {}
         for name, item in value.items():
             subs = properties.get(name)
             if not subs:
                 out[name] = item
+            elif sparse and name not in required:
+                continue
             elif any(self._allows_null(sub, 0) for sub in subs):
                 out[name] = None
             else:
-                out[name] = self._nulled(item, subs[0], depth + 1)
+                out[name] = self._nulled(item, subs[0], depth + 1, sparse)
         return out
 
     def _gather(self, schema: Any, key: str) -> list[Any]:

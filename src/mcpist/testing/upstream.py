@@ -31,8 +31,9 @@ __all__ = ["VARIANT_ENV", "FakeUpstream", "RecordedRequest", "Violation"]
 
 VARIANT_ENV = "MCPIST_FAKE_UPSTREAM_VARIANT"
 """`nulls`: every fake reply (2xx, JSON, OpenAPI) has each property its schema lets be null set to null,
-after the reply was checked as written; a module must give the same kind of answer or a clear error,
-never INTERNAL. For running a module's contract tests against the least a vendor promises."""
+after the reply was checked as written; `sparse`: also drops every property its schema does not mark
+required. A module must give the same kind of answer or a clear error, never INTERNAL. For running a
+module's contract tests against the least a vendor promises."""
 
 Reply = httpx.Response | dict[str, Any] | list[Any] | tuple[int, Any] | tuple[int, Any, Mapping[str, str]]
 Handler = Callable[..., Reply | Awaitable[Reply]]
@@ -297,12 +298,13 @@ class FakeUpstream:
         )
         if problems:
             self.violations.append(Violation("invalid response", accepted.sent, accepted.operation, tuple(problems)))
-        if os.environ.get(VARIANT_ENV) == "nulls" and 200 <= response.status_code < 300:
+        if os.environ.get(VARIANT_ENV) in ("nulls", "sparse") and 200 <= response.status_code < 300:
             return self._nulls(accepted, response, content)
         return response
 
     def _nulls(self, accepted: _Accepted, response: httpx.Response, content: bytes) -> httpx.Response:
-        """The reply with every property the description lets be null set to null (the `nulls` variant)."""
+        """The reply with every property the description lets be null set to null (and, `sparse`, only the
+        required ones kept)."""
         nulled = getattr(self._api, "nulled", None)
         if nulled is None or "json" not in response.headers.get("content-type", ""):
             return response
@@ -312,7 +314,11 @@ class FakeUpstream:
             return response
         headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")}
         return httpx.Response(
-            response.status_code, json=nulled(accepted.route.operation, response.status_code, body), headers=headers
+            response.status_code,
+            json=nulled(
+                accepted.route.operation, response.status_code, body, sparse=os.environ.get(VARIANT_ENV) == "sparse"
+            ),
+            headers=headers,
         )
 
     def _failed(self, accepted: _Accepted, exc: Exception) -> httpx.Response:

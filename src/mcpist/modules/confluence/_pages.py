@@ -153,6 +153,7 @@ async def create_page(
 async def _write(
     ctx: Ctx,
     where: Site,
+    page_id: str,
     current: dict[str, Any],
     *,
     storage: str,
@@ -160,10 +161,11 @@ async def _write(
     parent_id: str | None = None,
     message: str | None = None,
 ) -> PageWritten:
-    """PUT the page as the next version after `current`; a 409 (someone saved meanwhile) names both versions."""
+    """PUT the page as the next version after `current` (as read from `page_id`); a 409 (someone saved
+    meanwhile) names both versions."""
     read = version_of(current) or 0
     payload: dict[str, Any] = {
-        "id": str(current.get("id")),
+        "id": page_id,
         "status": "current",
         "title": title or current.get("title") or "",
         "body": {"representation": "storage", "value": storage},
@@ -208,7 +210,7 @@ async def update_page(
     current = await read_page(ctx, where, page_id)
     _check_version(page_id, current, version)
     storage = as_storage(body, format) if body is not None else storage_of(current)
-    return await _write(ctx, where, current, storage=storage, title=title, message=message)
+    return await _write(ctx, where, page_id, current, storage=storage, title=title, message=message)
 
 
 @module.tool()
@@ -227,7 +229,7 @@ async def update_page_section(
     current = await read_page(ctx, where, page_id)
     _check_version(page_id, current, version)
     storage = splice_section(storage_of(current), heading, as_storage(body, format))
-    return await _write(ctx, where, current, storage=storage, message=message)
+    return await _write(ctx, where, page_id, current, storage=storage, message=message)
 
 
 @module.tool()
@@ -240,7 +242,7 @@ async def move_page(
     """Move a page (and its children) under another page of the same space."""
     where = resolve_site(ctx, site)
     current = await read_page(ctx, where, page_id)
-    return await _write(ctx, where, current, storage=storage_of(current), parent_id=parent_id)
+    return await _write(ctx, where, page_id, current, storage=storage_of(current), parent_id=parent_id)
 
 
 @module.tool(destructive=True)

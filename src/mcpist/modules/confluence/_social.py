@@ -79,7 +79,8 @@ async def get_comments(
         params: dict[str, Any] = {"body-format": "storage", "limit": 50, **({"cursor": upstream} if upstream else {})}
         path = v2(where, f"/pages/{page_id}/{which}-comments")
         body = ctx.http.parse(dict[str, Any], await ctx.http.get_json(path, params=params))
-        items = [_comment(where, which, r, format) for r in ctx.http.parse(list[dict[str, Any]], body["results"])]
+        results = ctx.http.parse(list[dict[str, Any]], body.get("results", []))  # as `paged` reads a listing
+        items = [_comment(where, which, r, format) for r in results]
         following = next_cursor(body)
         if following:
             return items, f"{which}:{following}"

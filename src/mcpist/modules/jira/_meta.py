@@ -9,7 +9,7 @@ from pydantic import Field
 from mcpist.upstream import Cursor, Limit, Page
 
 from ._common import REST, ProjectKey, Site, envelope, not_found, offset_paged, seg, target
-from ._models import CreateMetadata, FieldMeta, IssueTypeMeta, JiraField, Project, User, name_of, user
+from ._models import CreateMetadata, FieldMeta, IssueTypeMeta, JiraField, Project, User, key_of, name_of, user
 from ._module import Ctx, module
 
 Query = Annotated[str, Field(min_length=1, max_length=200)]
@@ -44,13 +44,14 @@ async def list_projects(
 
 
 def _project(raw: dict[str, Any], web: str) -> Project:
+    key = key_of(raw, "a project")
     return Project(
-        key=raw["key"],
+        key=key,
         id=str(raw.get("id", "")),
-        name=raw.get("name", raw["key"]),
+        name=raw.get("name", key),
         type=raw.get("projectTypeKey"),
         lead=name_of(raw.get("lead")),
-        url=f"{web}/browse/{raw['key']}",
+        url=f"{web}/browse/{key}",
     )
 
 

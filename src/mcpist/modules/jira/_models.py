@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mcpist.modules import Unavailable
 from mcpist.upstream import Page
 
 COMMENT_CHARS = 4000  # each comment of a page
@@ -189,19 +190,32 @@ class Attachments(BaseModel):
     attachments: list[Attachment]
 
 
+def key_of(raw: dict[str, Any], what: str) -> str:
+    """The `key` every Jira issue and project carries.
+
+    Raises:
+        Unavailable: the answer has none (a shape no tool can use).
+    """
+    key = raw.get("key")
+    if not isinstance(key, str) or not key:
+        raise Unavailable(f"jira answered {what} without its key", {"service": "jira"})
+    return key
+
+
 def issue_summary(raw: Any, web: str, extra: list[str] | None = None) -> IssueSummary:
+    key = key_of(raw, "an issue")
     fields = raw.get("fields") or {}
     known = {"summary", "status", "issuetype", "priority", "assignee", "updated"}
     others = {k: v for k, v in fields.items() if k not in known and (extra is None or k in extra)}
     return IssueSummary(
-        key=raw["key"],
+        key=key,
         summary=fields.get("summary"),
         status=name_of(fields.get("status")),
         type=name_of(fields.get("issuetype")),
         priority=name_of(fields.get("priority")),
         assignee=name_of(fields.get("assignee")),
         updated=fields.get("updated"),
-        url=f"{web}/browse/{raw['key']}",
+        url=f"{web}/browse/{key}",
         fields=others or None,
     )
 
