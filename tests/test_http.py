@@ -59,6 +59,53 @@ async def test_protected_resource_metadata(tmp_path: Path) -> None:
         assert body["bearer_methods_supported"] == ["header"]
 
 
+async def test_the_protected_resource_metadata_is_at_the_root_too(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, http_client(rt) as http:
+        root = await http.get("/.well-known/oauth-protected-resource")
+        assert root.status_code == 200
+        assert root.json() == (await http.get("/.well-known/oauth-protected-resource/mcp")).json()
+
+
+async def test_a_trailing_slash_reaches_the_same_endpoint_with_the_same_checks(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt:
+        token = await new_token(rt)
+        async with http_client(rt, token) as http:
+            answer = await http.post("/mcp/", json=INIT, headers=HEADERS)
+            assert answer.status_code == 200 and answer.json()["result"]["serverInfo"]["name"] == "mcpist"
+        async with http_client(rt) as anonymous:
+            assert (await anonymous.post("/mcp/", json=INIT, headers=HEADERS)).status_code == 401
+
+
+async def test_a_browser_client_gets_cors_from_allowed_origins_only(tmp_path: Path) -> None:
+    preflight = {
+        "Origin": BASE,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type, mcp-session-id, mcp-protocol-version",
+    }
+    async with runtime(tmp_path) as rt:
+        token = await new_token(rt)
+        async with http_client(rt) as anonymous:
+            # the preflight carries no token and is answered before authentication
+            allowed = await anonymous.options("/mcp", headers=preflight)
+            assert allowed.status_code == 200 and allowed.headers["access-control-allow-origin"] == BASE
+            assert "mcp-session-id" in allowed.headers["access-control-allow-headers"].lower()
+            assert "access-control-allow-credentials" not in allowed.headers  # bearer tokens, no cookies
+            foreign = await anonymous.options("/mcp", headers={**preflight, "Origin": "https://evil.example"})
+            assert foreign.status_code == 403 and "access-control-allow-origin" not in foreign.headers
+            # a refusal is readable by the page, so it can start the OAuth flow
+            refused = await anonymous.post("/mcp", json=INIT, headers={**HEADERS, "Origin": BASE})
+            assert (
+                refused.status_code == 401
+                and "www-authenticate" in refused.headers["access-control-expose-headers"].lower()
+            )
+        async with http_client(rt, token) as http:
+            answer = await http.post("/mcp", json=INIT, headers={**HEADERS, "Origin": BASE})
+            assert answer.status_code == 200 and answer.headers["access-control-allow-origin"] == BASE
+            assert "mcp-session-id" in answer.headers["access-control-expose-headers"].lower()
+            # without an Origin (not a browser) nothing changes
+            assert "access-control-allow-origin" not in (await http.post("/mcp", json=INIT, headers=HEADERS)).headers
+
+
 async def test_foreign_origin_is_refused(tmp_path: Path) -> None:
     async with runtime(tmp_path) as rt:
         token = await new_token(rt)

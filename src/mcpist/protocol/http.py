@@ -22,7 +22,9 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
 
 from mcpist.auth.tokens import TokenStore
 from mcpist.cluster import Cluster, Node
@@ -124,13 +126,17 @@ def mcp_http(
     )
     cluster = _join(runtime, manager, node) if node is not None else None
     router = cluster.router if cluster is not None else None
-    mcp_endpoint = AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager, router), [], metadata_url))
+    mcp_endpoint = _browser_clients(
+        AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager, router), [], metadata_url))
+    )
+    metadata_endpoint = cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"])
     routes: list[BaseRoute] = [
-        Route("/mcp", mcp_endpoint, methods=["GET", "POST", "DELETE"]),
-        Route(
-            urlsplit(str(metadata_url)).path,
-            cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
-            methods=["GET", "OPTIONS"],
+        # `/mcp/` too: clients configured with a trailing slash POST there and follow no redirect
+        *(Route(path, mcp_endpoint, methods=["GET", "POST", "DELETE", "OPTIONS"]) for path in ("/mcp", "/mcp/")),
+        # RFC 9728's place for /mcp, and the root, where clients written before it look
+        *(
+            Route(path, metadata_endpoint, methods=["GET", "OPTIONS"])
+            for path in dict.fromkeys((urlsplit(str(metadata_url)).path, "/.well-known/oauth-protected-resource"))
         ),
     ]
     routes += oauth_routes(runtime, settings.auth, clock=clock, pages=pages, middleware=page_middleware)
@@ -143,6 +149,28 @@ def mcp_http(
         ],
         lifespan=manager.run if cluster is None else partial(_serving, cluster, manager),
         cluster=cluster,
+    )
+
+
+def _browser_clients(app: ASGIApp) -> ASGIApp:
+    """CORS for MCP clients running in a browser page (the MCP Inspector's direct mode, web IDEs): the
+    preflight is answered before authentication, and the headers a client must read are exposed. Only
+    origins `HostGuard` let through (this server's own and `allowed_origins`) ever get here, so the
+    origin is echoed back; no cookies are involved (bearer tokens), so no credentials are allowed."""
+    return CORSMiddleware(
+        app,
+        allow_origin_regex=".*",
+        allow_methods=["GET", "POST", "DELETE"],
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "Accept",
+            "Mcp-Session-Id",
+            "Mcp-Protocol-Version",
+            "Last-Event-ID",
+        ],
+        expose_headers=["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate", "X-Request-Id"],
+        max_age=600,
     )
 
 
