@@ -24,7 +24,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpist.auth.tokens import TokenStore
 from mcpist.cluster import Cluster, Node
@@ -126,7 +126,7 @@ def mcp_http(
     )
     cluster = _join(runtime, manager, node) if node is not None else None
     router = cluster.router if cluster is not None else None
-    mcp_endpoint = _browser_clients(
+    mcp_endpoint = _BrowserClients(
         AuthContextMiddleware(RequireAuthMiddleware(SessionQuotaApp(manager, router), [], metadata_url))
     )
     metadata_endpoint = cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"])
@@ -152,26 +152,37 @@ def mcp_http(
     )
 
 
-def _browser_clients(app: ASGIApp) -> ASGIApp:
+class _BrowserClients:
     """CORS for MCP clients running in a browser page (the MCP Inspector's direct mode, web IDEs): the
     preflight is answered before authentication, and the headers a client must read are exposed. Only
     origins `HostGuard` let through (this server's own and `allowed_origins`) ever get here, so the
-    origin is echoed back; no cookies are involved (bearer tokens), so no credentials are allowed."""
-    return CORSMiddleware(
-        app,
-        allow_origin_regex=".*",
-        allow_methods=["GET", "POST", "DELETE"],
-        allow_headers=[
-            "Authorization",
-            "Content-Type",
-            "Accept",
-            "Mcp-Session-Id",
-            "Mcp-Protocol-Version",
-            "Last-Event-ID",
-        ],
-        expose_headers=["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate", "X-Request-Id"],
-        max_age=600,
-    )
+    origin is echoed back; no cookies are involved (bearer tokens), so no credentials are allowed. A
+    request without `Origin` (every non-browser client) skips it: Starlette's middleware would wrap
+    each answer anyway, on the hot path."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(
+            app,
+            allow_origin_regex=".*",
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Accept",
+                "Mcp-Session-Id",
+                "Mcp-Protocol-Version",
+                "Last-Event-ID",
+            ],
+            expose_headers=["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate", "X-Request-Id"],
+            max_age=600,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if any(name == b"origin" for name, _ in scope["headers"]):
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
 
 
 ELICITATION_COMPLETE = "elicitation_complete"
