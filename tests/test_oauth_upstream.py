@@ -249,3 +249,19 @@ def test_provider_settings_are_checked() -> None:
                 UpstreamProvider(name="g", kind="github", client_id="c", client_secret=secret),
             ]
         )
+
+
+async def test_an_upstream_sign_in_from_the_admin_ui_lands_on_its_dashboard(tmp_path: Path) -> None:
+    idp = FakeIdp()
+    async with runtime(tmp_path) as rt:
+        rt = with_http(rt, idp.app)
+        app = compose_app(rt, _oidc(allowed_emails=["alice@example.com"]))
+        async with browser(app) as http, httpx.AsyncClient(transport=httpx.ASGITransport(app=idp.app)) as idp_browser:
+            login = await http.get("/login")
+            assert 'href="/oauth/upstream/corp"' in login.text  # the UI's button: no MCP client is waiting
+            to_idp = (await http.get("/oauth/upstream/corp")).headers["location"]
+            back = await idp_browser.get(to_idp)
+            callback = await http.get(path_of(back.headers["location"]))
+            assert callback.status_code == 303 and path_of(callback.headers["location"]) == "/"  # was a notice page
+            dashboard = await http.get("/")
+            assert dashboard.status_code == 200 and "alice@example.com" in dashboard.text

@@ -21,6 +21,7 @@ from mcp.shared.auth import OAuthClientInformationFull
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
+from starlette.routing import NoMatchFound
 
 from mcpist.auth.ratelimit import LoginLimiter
 from mcpist.auth.upstream import Upstream, UpstreamError
@@ -162,9 +163,14 @@ class SignIn:
         return notice(self._pages, request, kind, status=status, **values)
 
     def _after_sign_in(self, request: Request, user: User, request_id: str) -> Response:
+        """On to the consent of the MCP client that asked; a sign-in for nobody (the admin UI's "Sign in
+        with ...") lands on the UI's dashboard when the UI is served, else on a notice."""
         if request_id:
             return self._to(request, "oauth:consent", request_id)
-        return self._notice(request, "signed_in", 200, email=user.email)
+        try:
+            return RedirectResponse(path_to(request, "ui:dashboard"), status_code=303)
+        except NoMatchFound:
+            return self._notice(request, "signed_in", 200, email=user.email)
 
     def _expired(self, request: Request) -> Response:
         return self._notice(request, "request_expired", 400)
