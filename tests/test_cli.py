@@ -215,14 +215,18 @@ def test_modules_off_and_on_for_everyone(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_role_update_replaces_the_patterns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = str(tmp_path)
-    assert run(capsys, "role", "create", "notes", "--allow", "memory.search", "--data-dir", d)[0] == 0
+    created = run(
+        capsys, "role", "create", "notes", "--allow", "memory.search", "--description", "Notes", "--data-dir", d
+    )
+    assert created[0] == 0
     code, out, _ = run(
         capsys, "role", "update", "notes", "--allow-read", "memory", "--deny", "memory.search", "--data-dir", d
     )
     assert code == 0 and "Updated role 'notes'" in out
     _, out, _ = run(capsys, "role", "list", "--data-dir", d)
-    notes = out.split("notes\n", 1)[1].splitlines()[:2]
-    assert notes == ["  allow: memory.@read", "  deny:  memory.search"]
+    notes = out.split("notes", 1)[1].splitlines()
+    assert "Notes" in notes[0]  # the description is kept when not given
+    assert notes[1:3] == ["  allow: memory.@read", "  deny:  memory.search"]
     code, _, err = run(capsys, "role", "update", "notes", "--allow", "nosuch.tool", "--data-dir", d)
     assert code == 1 and "nosuch" in err
     code, _, err = run(capsys, "role", "update", "ghost", "--allow", "memory.search", "--data-dir", d)

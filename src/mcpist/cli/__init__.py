@@ -1,26 +1,33 @@
-"""Command line: arguments -> Settings -> runtime -> app."""
+"""Command line: arguments -> Settings -> runtime -> app.
+
+The parser, `serve`/`stdio`, module commands and the exit codes live here; the administrative
+commands (tokens, roles, users, audits, vault, modules) in `_admin`, which each open the database
+without starting modules.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpist import __version__
 from mcpist.config import Settings, load_settings
-from mcpist.errors import ConfigError, InvalidArgument, MCPistError, NotFound
+from mcpist.errors import ConfigError, MCPistError, NotFound
 from mcpist.vault import cli as vault_cli
+
+from . import _admin
+from ._admin import approx_tokens
 
 if TYPE_CHECKING:
     from mcpist.modules.api import CommandSpec, Module
-    from mcpist.runtime import Runtime
+
+__all__ = ["CORE_COMMANDS", "approx_tokens", "build_parser", "main"]
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
@@ -98,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         role_patterns.add_argument(
             "--allow-read", action="append", default=[], metavar="MODULE", help="every read-only tool of MODULE"
         )
-        role_patterns.add_argument("--description", default="")
+        role_patterns.add_argument("--description", help="what the role is for (update: kept when not given)")
     role_list = role_sub.add_parser("list", help="list roles, their patterns and users")
     _common(role_list)
     for action, text in (("grant", "give a user a role"), ("revoke", "take a role from a user")):
@@ -234,219 +241,6 @@ async def _stdio(settings: Settings) -> None:
             await server.run(read, write, server.create_initialization_options())
 
 
-@asynccontextmanager
-async def _admin(settings: Settings) -> AsyncIterator[Runtime]:
-    """The database and owner, without starting modules: enough for administrative commands."""
-    from mcpist.runtime import start_runtime
-
-    async with start_runtime(settings, start_modules=False) as runtime:
-        yield runtime
-
-
-async def _with_store(settings: Settings, action: Callable[[Any, Any], Awaitable[None]]) -> None:
-    from mcpist.auth.tokens import TokenStore
-
-    async with _admin(settings) as runtime:
-        await action(TokenStore(runtime.engine), runtime)
-
-
-async def _token(args: argparse.Namespace, settings: Settings) -> None:
-    async def create(store: Any, runtime: Any) -> None:
-        from mcpist.sieve.cli import prepare_token
-
-        # the sieve checks the user and roles; the token and its narrowing then commit together
-        new = await prepare_token(runtime.engine, email=args.user, roles=args.role)
-        info, token = await store.create(args.name, new.user_id, then=new.narrow)
-        print(f"Created API token {info.name!r} for {info.email}. It is shown only now; store it safely:")
-        print(token)
-
-    async def listing(store: Any, runtime: Any) -> None:
-        tokens = await store.list()
-        if not tokens:
-            print("No tokens. Create one with: mcpist token create --name NAME")
-            return
-        print(f"{'NAME':<24} {'USER':<24} {'CREATED':<20} {'LAST USED':<20} STATUS")
-        for t in tokens:
-            used = t.last_used_at.strftime("%Y-%m-%d %H:%M") if t.last_used_at else "never"
-            status = "revoked" if t.revoked_at else "active"
-            print(f"{t.name:<24} {t.email:<24} {t.created_at.strftime('%Y-%m-%d %H:%M'):<20} {used:<20} {status}")
-
-    async def revoke(store: Any, runtime: Any) -> None:
-        info = await store.revoke(args.name)
-        print(f"Revoked API token {info.name!r}.")
-
-    actions = {"create": create, "list": listing, "revoke": revoke}
-    await _with_store(settings, actions[args.token_command])
-
-
-async def _role(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.sieve import cli as roles
-
-    async with _admin(settings) as runtime:
-        engine = runtime.engine
-        command = args.role_command
-        if command in ("create", "update"):
-            allow = roles.read_only_allows(args.allow, args.allow_read)
-            from mcpist.modules.registry import Registry
-
-            # patterns are checked against the enabled modules; disabled ones are named, never imported
-            unloaded = set(Registry.installed_names()) - set(runtime.registry.names())
-            if command == "create":
-                role = await roles.create_role(
-                    engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
-                )
-                print(f"Created role {role.name!r}.")
-            else:
-                await roles.update_role(
-                    engine, args.name, allow, args.deny, args.description, registry=runtime.registry, unloaded=unloaded
-                )
-                print(f"Updated role {args.name!r}; running servers apply it within access_cache_s.")
-        elif command == "list":
-            print(roles.format_roles(await roles.list_roles(engine)))
-        elif command == "grant":
-            added = await roles.grant_role(engine, args.email, args.role)
-            print(f"{args.email} {'now holds' if added else 'already held'} role {args.role!r}.")
-        elif command == "revoke":
-            await roles.revoke_role(engine, args.email, args.role)
-            print(f"{args.email} no longer holds role {args.role!r}.")
-        elif command == "delete":
-            await roles.delete_role(engine, args.name)
-            print(f"Deleted role {args.name!r}.")
-
-
-def _read_password() -> str:
-    return sys.stdin.readline().rstrip("\r\n")
-
-
-async def _user(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.auth.users import add_user, list_users, set_password
-    from mcpist.sieve import cli as roles
-
-    async with _admin(settings) as runtime:
-        engine = runtime.engine
-        if args.user_command == "add":
-            password = _read_password() if args.password_stdin else None
-            added = await add_user(engine, args.email, "admin" if args.admin else None, password)
-            for role in args.role:
-                await roles.grant_role(engine, added.email, role)
-            kind = "admin" if added.system_role == "admin" else "user"
-            print(f"Added {kind} {added.email}" + (f" with roles {', '.join(args.role)}." if args.role else "."))
-        elif args.user_command == "list":
-            print(f"{'EMAIL':<32} {'SYSTEM ROLE':<12} {'PASSWORD':<9} {'STATUS':<9} ROLES")
-            for record in await list_users(engine):
-                held = ", ".join(await roles.roles_of(engine, record.email)) or "-"
-                password = "yes" if record.has_password else "no"
-                status = "disabled" if record.disabled_at else "active"
-                print(f"{record.email:<32} {record.system_role:<12} {password:<9} {status:<9} {held}")
-        elif args.user_command == "passwd":
-            changed = await set_password(engine, args.email, _read_password())
-            print(f"Password set for {changed.email}.")
-        else:
-            await _user_switch(args, engine)
-
-
-async def _user_switch(args: argparse.Namespace, engine: Any) -> None:
-    """`user disable|enable|system-role EMAIL`, as the admin UI's user panel does them."""
-    from mcpist.auth.users import find_user, set_system_role
-    from mcpist.web.ui import upgrade_ui
-    from mcpist.web.ui._store import disable_user, enable_user
-
-    await upgrade_ui(engine)  # the roles a disabled user held are kept in the UI's table, as when the UI does it
-    user = await find_user(engine, args.email)
-    if user is None:
-        raise NotFound(f"no user with email {args.email!r}", {"field": "user"})
-    if args.user_command == "disable":
-        held = await disable_user(engine, user.id, user.email)
-        print(f"Disabled {user.email}" + (f"; roles taken (kept to give back): {', '.join(held)}." if held else "."))
-    elif args.user_command == "enable":
-        given = await enable_user(engine, user.id, user.email)
-        print(f"Enabled {user.email}" + (f" with roles {', '.join(given)}." if given else "."))
-    else:
-        await set_system_role(engine, user.id, args.system_role)
-        print(f"{user.email} is now {'an admin' if args.system_role == 'admin' else 'a plain user'}.")
-
-
-async def _events(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.sieve import cli as roles
-
-    async with _admin(settings) as runtime:
-        print(roles.format_events(await roles.list_security_events(runtime.engine, args.limit)))
-
-
-async def _calls(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.web.ui._calls import OUTCOMES, list_tool_calls
-
-    if args.outcome is not None and args.outcome not in OUTCOMES:
-        raise InvalidArgument(f"unknown outcome {args.outcome!r}; one of: {', '.join(OUTCOMES)}", {"field": "outcome"})
-    async with _admin(settings) as runtime:
-        rows = await list_tool_calls(
-            runtime.engine, offset=0, limit=args.limit, email=args.user, module=args.module, outcome=args.outcome
-        )
-    if not rows:
-        print("No tool calls recorded" + (" that match." if args.user or args.module or args.outcome else "."))
-        return
-    print(f"{'AT (UTC)':<20} {'USER':<28} {'TOOL':<32} {'ACCOUNT':<14} {'VIA':<8} {'OUTCOME':<18} {'MS':>6}")
-    for r in rows:
-        who = (r.email or r.user_id or "-") + (f" [{r.token_name}]" if r.token_name else "")
-        print(
-            f"{r.at.strftime('%Y-%m-%d %H:%M:%S'):<20} {who:<28} {r.module + '.' + r.tool:<32} "
-            f"{r.account or '-':<14} {r.via:<8} {r.outcome:<18} {r.duration_ms:>6}"
-        )
-
-
-async def _vault(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.vault.broker import TokenBroker
-    from mcpist.web.ui import upgrade_ui
-    from mcpist.web.ui._notify import SEALED_ROWS
-
-    async with _admin(settings) as runtime:
-        assert isinstance(runtime.accounts, TokenBroker)
-        await upgrade_ui(runtime.engine)  # the UI's SMTP password is sealed with the vault's key too
-        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir, (SEALED_ROWS,))
-        await vault_cli.run(args, admin, sys.stdin, sys.stdout)
-
-
-async def _switch_module(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.sieve import set_module_enabled
-
-    on = args.modules_command == "on"
-    async with _admin(settings) as runtime:
-        changed = await set_module_enabled(runtime.engine, args.module, on, registry=runtime.registry)
-    state = "on" if on else "off"
-    if changed:
-        print(f"Module {args.module!r} is {state} for everyone; running servers apply it within access_cache_s.")
-    else:
-        print(f"Module {args.module!r} was already {state}.")
-
-
-def _modules(args: argparse.Namespace, settings: Settings) -> None:
-    from mcpist.modules.registry import Registry
-
-    registry = Registry.from_entry_points(settings.modules.enabled, settings.modules.disabled)
-    rows: list[dict[str, Any]] = []
-    for module in registry:
-        for tool in sorted(registry.tools(module.name), key=lambda t: t.spec.name):
-            size = len(json.dumps(tool.definition(), ensure_ascii=False, separators=(",", ":")).encode())
-            rows.append({"module": module.name, "tool": tool.spec.name, "bytes": size, "tokens": approx_tokens(size)})
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    if not rows:
-        print("No modules installed.")
-        return
-    for module in registry:
-        mine = [r for r in rows if r["module"] == module.name]
-        total = sum(r["bytes"] for r in mine)
-        print(f"{module.name} — {module.summary} ({len(mine)} tools, {total} bytes, ~{approx_tokens(total)} tokens)")
-        for r in mine:
-            print(f"  {r['tool']:<28} {r['bytes']:>6} bytes  ~{r['tokens']:>5} tokens")
-
-
-def approx_tokens(n_bytes: int) -> int:
-    """Rough LLM token count of JSON text: about four bytes a token."""
-    return (n_bytes + 3) // 4
-
-
 def _module_command_name(argv: Sequence[str]) -> str | None:
     """The module named first on the command line, if the first word is not one of the core's commands."""
     words = [a for a in argv if not a.startswith("-")]
@@ -474,7 +268,7 @@ async def _run_module_command(
     from mcpist.modules.api import CommandContext
     from mcpist.storage.tables import users
 
-    async with _admin(settings) as runtime:
+    async with _admin.admin_runtime(settings) as runtime:
         engine = runtime.engine
 
         async def user_id(email: str) -> str:
@@ -545,21 +339,21 @@ def _core_command(args: argparse.Namespace) -> int:
     elif args.command == "stdio":
         asyncio.run(_stdio(settings))
     elif args.command == "token":
-        asyncio.run(_token(args, settings))
+        asyncio.run(_admin.token(args, settings))
     elif args.command == "role":
-        asyncio.run(_role(args, settings))
+        asyncio.run(_admin.role(args, settings))
     elif args.command == "user":
-        asyncio.run(_user(args, settings))
+        asyncio.run(_admin.user(args, settings))
     elif args.command == "events":
-        asyncio.run(_events(args, settings))
+        asyncio.run(_admin.events(args, settings))
     elif args.command == "calls":
-        asyncio.run(_calls(args, settings))
+        asyncio.run(_admin.calls(args, settings))
     elif args.command in vault_cli.COMMANDS:
-        asyncio.run(_vault(args, settings))
+        asyncio.run(_admin.vault(args, settings))
     elif args.command == "modules" and args.modules_command is not None:
-        asyncio.run(_switch_module(args, settings))
+        asyncio.run(_admin.switch_module(args, settings))
     elif args.command == "modules":
-        _modules(args, settings)
+        _admin.modules(args, settings)
     return 0
 
 
@@ -578,7 +372,3 @@ def _guarded(run: Callable[[], int]) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
