@@ -111,3 +111,35 @@ async def test_a_401_is_refreshed_once(jira: Harness) -> None:
     with pytest.raises(Unauthenticated):
         await module.tools["get_myself"].fn(ctx)
     await ctx.aclose()
+
+
+async def test_after_consent_the_sites_of_the_grant_are_kept_and_a_grant_without_one_is_refused() -> None:
+    from mcpist.upstream import ServiceClient
+
+    answers: list[Any] = [
+        [
+            {"id": "c-1", "url": "https://acme.atlassian.net", "name": "acme", "scopes": []},
+            {"id": "c-2", "url": "https://beta.atlassian.net", "scopes": []},  # no name: still a site
+            {"url": "https://broken.example"},  # no id: not one
+        ],
+        [],
+    ]
+    seen: list[httpx.Request] = []
+
+    def gateway(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=answers.pop(0))
+
+    assert module.connected is not None
+    http = ServiceClient(
+        "jira", "https://api.atlassian.com", transport=httpx.MockTransport(gateway), credentials=FakeCredentials("t")
+    )
+    async with http:
+        fields = await module.connected(http, Account(service="jira", name="cloud", kind="oauth2"))
+        assert str(seen[0].url) == "https://api.atlassian.com/oauth/token/accessible-resources"
+        assert json.loads(fields["sites"]) == [
+            {"id": "c-1", "url": "https://acme.atlassian.net", "name": "acme"},
+            {"id": "c-2", "url": "https://beta.atlassian.net", "name": ""},
+        ]
+        with pytest.raises(Unauthenticated, match="covers no site"):
+            await module.connected(http, Account(service="jira", name="cloud", kind="oauth2"))

@@ -6,7 +6,16 @@ import json
 
 from pydantic import Field
 
-from mcpist.modules import URL_PATTERN, Account, AccountField, Module, OAuth2Auth, ServiceSettings, ToolContext
+from mcpist.modules import (
+    URL_PATTERN,
+    Account,
+    AccountField,
+    Module,
+    OAuth2Auth,
+    ServiceSettings,
+    ToolContext,
+    Unauthenticated,
+)
 from mcpist.upstream import ServiceClient
 
 DOCS = """\
@@ -91,9 +100,11 @@ def _api_root(settings: JiraSettings, account: Account) -> str:
 async def _accessible_sites(http: ServiceClient, account: Account) -> dict[str, str]:
     """After OAuth consent: the Jira sites the grant covers, for `site` to choose from."""
     found = await http.get_json("https://api.atlassian.com/oauth/token/accessible-resources")
-    sites = [
-        {"id": s["id"], "url": s["url"], "name": s["name"]}
+    sites = [  # a site without a name is still a site (the name is only shown)
+        {"id": str(s["id"]), "url": str(s["url"]), "name": str(s.get("name") or "")}
         for s in (found if isinstance(found, list) else [])
-        if isinstance(s, dict) and {"id", "url", "name"} <= set(s)
+        if isinstance(s, dict) and s.get("id") and s.get("url")
     ]
+    if not sites:
+        raise Unauthenticated("this Atlassian grant covers no site; grant access to a Jira site and connect again")
     return {"sites": json.dumps(sites, separators=(",", ":"))}
