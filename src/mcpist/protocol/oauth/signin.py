@@ -162,15 +162,17 @@ class SignIn:
     def _notice(self, request: Request, kind: str, status: int, **values: str) -> Response:
         return notice(self._pages, request, kind, status=status, **values)
 
-    def _after_sign_in(self, request: Request, user: User, request_id: str) -> Response:
-        """On to the consent of the MCP client that asked; a sign-in for nobody (the admin UI's "Sign in
-        with ...") lands on the UI's dashboard when the UI is served, else on a notice."""
+    def _after_sign_in(self, request: Request, user: User, request_id: str, *, upstream: bool = False) -> Response:
+        """On to the consent of the MCP client that asked. Without one: an upstream sign-in (the admin UI's
+        "Sign in with ..." button) lands on the UI's dashboard when the UI is served; otherwise a notice."""
         if request_id:
             return self._to(request, "oauth:consent", request_id)
-        try:
-            return RedirectResponse(path_to(request, "ui:dashboard"), status_code=303)
-        except NoMatchFound:
-            return self._notice(request, "signed_in", 200, email=user.email)
+        if upstream:
+            try:
+                return RedirectResponse(path_to(request, "ui:dashboard"), status_code=303)
+            except NoMatchFound:
+                pass  # no UI on this server
+        return self._notice(request, "signed_in", 200, email=user.email)
 
     def _expired(self, request: Request) -> Response:
         return self._notice(request, "request_expired", 400)
@@ -359,7 +361,7 @@ class SignIn:
             response = self._notice(request, "disabled", 403)
         else:
             logger.info("%s signed in through %s", user.email, name)
-            response = self._after_sign_in(request, user, request_id)
+            response = self._after_sign_in(request, user, request_id, upstream=True)
             self._cookies.set_session(response, user.id)
         self._cookies.clear_upstream(response)
         return response
