@@ -36,6 +36,13 @@ Round 5 (a sixth author's development set e built around goal statements: restat
 complaint-then-wish openers, narrower masking) was run once more: every figure on v2, v3 and v4 is the same
 as round 4's, to the turn.
 
+Round 7 (2026-11-26: where the goal goes decided by the dialog's structure, judged on d, e, f and the
+training-side splits; same weights) was run once on each:
+
+    v2: first label 347/372 = 93.3%; exact 91.7%; goal kept 48/52 = 92.3%; prompt right 28/52 = 53.8%
+    v3: first label 353/388 = 91.0%; exact 90.2%; goal kept 47/50 = 94.0%; prompt right 34/50 = 68.0%
+    v4: first label 414/449 = 92.2%; exact 89.5%; goal kept 46/52 = 88.5%; prompt right 27/52 = 51.9%
+
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.
 """
@@ -67,8 +74,8 @@ class Floor:
 
 
 FLOORS = {
-    "v2": Floor(HERE / "heldout" / "dialogs_heldout_v2.json", 372, 52, 0.91, 0.89, 0.82, 0.44),
-    "v3": Floor(HERE / "heldout_v3" / "dialogs_heldout_v3.json", 388, 50, 0.89, 0.89, 0.82, 0.56),
+    "v2": Floor(HERE / "heldout" / "dialogs_heldout_v2.json", 372, 52, 0.91, 0.89, 0.86, 0.44),
+    "v3": Floor(HERE / "heldout_v3" / "dialogs_heldout_v3.json", 388, 50, 0.89, 0.89, 0.88, 0.56),
     "v4": Floor(HERE / "heldout_v4" / "dialogs_heldout_v4.json", 449, 52, 0.89, 0.87, 0.85, 0.46),
 }
 

@@ -319,6 +319,13 @@ def is_wordless(text: str) -> bool:
     return bool(_WORDLESS.match(normalize(text)))
 
 
+def restricts(text: str) -> bool:
+    """A negation, a limit or an obligation: the sentence is a condition on the answer ("No nuts.",
+    「車は使わない」, "it must fit on one page"), not a description of the problem."""
+    t = normalize(text)
+    return any(p.search(t) for p in (_NEGATION, _LIMIT, _MUST))
+
+
 def states_wish(text: str) -> bool:
     """Whether a sentence says what the user wants (a wish, a goal word, a question or a request), rather
     than only giving background (「最近肩こりがひどくて」, "I did archery at uni years ago")."""
@@ -378,6 +385,15 @@ def narrows_goal(text: str) -> bool:
     return bool(WISH.search(t) or _GOAL_NOUN.search(t))
 
 
+# a wh-word with its subject straight after it opens a clause, not a question (a question puts the verb first:
+# "what do I need", "how can we ..."); with "is" after that clause it is the sentence's subject: "what I actually
+# need is a chore chart", "where we struggle is the budget" (English grammar, not a phrase of any dialog)
+_FREE_RELATIVE = re.compile(
+    r"^(?:what|where|how|why|when|who)\s+(?:i|we|you|they|he|she|(?:my|our|his|her|their)\s+\w+)\s[^?]*?\s(?:is|was)\s+\S",
+    _I,
+)
+
+
 def is_interrogative(text: str) -> bool:
     """A question by its form: a question mark, a Japanese question ending, or an English question opening."""
     text = normalize(text)
@@ -387,7 +403,7 @@ def is_interrogative(text: str) -> bool:
         return True
     if is_indirect_question(text):
         return True
-    return bool(_EN_Q_START.search(text) and not text.endswith("."))
+    return bool(_EN_Q_START.search(text) and not text.endswith(".") and not _FREE_RELATIVE.match(text))
 
 
 def cue(pattern: re.Pattern[str], text: str) -> str | None:

@@ -31,7 +31,8 @@ REPLACE = 0.5  # same-attribute probability from which a new statement replaces 
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
 CLEAR = 0.2  # below the bars, a new value replaces the one candidate it sets with this probability ...
 CLEAR_MARGIN = 3.0  # ... when that is this many times the next candidate's, and they share a kind of value
-ATTACH = 0.2  # below this similarity a refinement attaches to the goal
+ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
+GOAL_MARGIN = 0.1  # ... and so does one this close to the goal as to the condition most like it
 TITLE_CHARS = 80
 _IMPORTANT = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
 _CONDITIONS = {"CONSTRAINT_ADDITION", "REFINEMENT"}
@@ -196,24 +197,31 @@ class _Turn:
         goals = [item for item in self.items if item.active and item.kind == "problem"]
         return goals[-1] if goals else None
 
-    def parent_of(self, s: Sentence, narrowing: bool) -> Item | None:
-        """What a refinement refines: the most similar item; the goal when nothing is close.
+    def parent_of(self, s: Sentence) -> Item | None:
+        """What a refinement that replaces nothing refines: the most similar stored item, but the goal when
+        nothing is close or the goal is about as close as the condition most like it.
 
-        A revision that found nothing to replace stays among the constraints; only a narrowing
-        attaches to the goal and so updates the mission.
+        Having replaced nothing, it narrows what the user wants, even said as a change
+        (「いきなり定期開催は不安なので、まずは体験会を1回やってみることにします」): under the goal, the
+        mission shows it; only a refinement clearly about one condition stays beside that condition.
         """
         turn = self.plan.exchange.turn
         scored = [
             (float(s.vector @ self.vectors[item.text]), i, item)
             for i, item in enumerate(self.items)
-            if item.active and item.turn != turn and (narrowing or item.tier == "evolving")
+            if item.active and item.turn != turn
         ]
-        goals = [item for item in self.items if item.active and item.kind == "problem"]
-        fallback = goals[-1] if goals and narrowing else None
+        goals = [(sim, item) for sim, _, item in scored if item.kind == "problem"]
+        fallback = self.latest_goal()
         if not scored:
             return fallback
         similarity, _, best = max(scored, key=lambda t: (t[0], t[1]))
-        return best if similarity >= ATTACH else fallback
+        if similarity < ATTACH:
+            return fallback
+        near = [(sim, goal) for sim, goal in goals if sim >= similarity - GOAL_MARGIN]
+        if best.tier == "evolving" and near:
+            return max(near, key=lambda t: t[0])[1]
+        return best
 
 
 def plan_turn(
@@ -322,9 +330,8 @@ def plan_turn(
                     t.change(child, parent_id=item.id)
             reasons.append(why.replaces(language, old.text, p))
         elif refinement:
-            narrowing = not reading.revision
-            parent = t.latest_goal() if focus else t.parent_of(s, narrowing)
-            tier: Tier = parent.tier if parent is not None else "core" if narrowing else "evolving"
+            parent = t.latest_goal() if focus else t.parent_of(s)
+            tier: Tier = parent.tier if parent is not None else "core"
             item = t.make(tier, "refinement", s.text, label, reason)
             if parent is not None:
                 item.parent_id = parent.id

@@ -1,13 +1,17 @@
 """Reading one user message: its sentences, what the model makes of each, and the role each plays.
 
 The model (`_intent.py`) scores each sentence; the dialog's structure then decides:
-- the first substantive message states the goal, unless it is only a greeting, thanks or small talk:
+- the first substantive message states the goal, unless it is only a greeting, thanks or small talk
+  (the model reads it as small talk and it is nearly wordless, or the model's next reading of it is
+  not a goal: 「おつかれ〜」, "hiya 🙂"):
   its most goal-like sentence and the others but those that only set a value (questions included);
   when it only gives background or a complaint (no wish, no question), the first wish that sets no value,
   or wishes for an outcome (「1時間で終わるようにしたい」), joins it;
 - a sentence that says what the user wants most (「一番見たいのは土星の輪」, "mostly I want to ...")
-  narrows the goal: it joins the mission under the goal, which stays; so does one that says what the goal
-  is in other words ("the point is to ...", 「要は…」「というより…」), values and all, even after "actually";
+  narrows the goal: it joins the mission under the goal, which stays, also after a goal that only gave
+  background; so does one that says what the goal is in other words ("the point is to ...",
+  「要は…」「というより…」), values and all, even after "actually"; a wh-clause as the subject ("what I
+  actually need is a chore chart") states, it does not ask;
 - after that, a declarative sentence that is not a question is a requirement by default; a new goal
   joins the mission when the model is sure, when it is a wish the model reads as a goal, when the user
   opens a separate request, or when the stored goal was small talk the model does not read as one;
@@ -28,7 +32,7 @@ import numpy as np
 
 from . import _features as f
 from ._intent import Label, Vector, Weights
-from ._text import Language, split_sentences
+from ._text import Language, content_words, split_sentences
 
 Role = Literal["goal", "statement", "question", "filler"]
 
@@ -38,6 +42,7 @@ NEW_GOAL = 0.65  # ... or this sure and it says the user wants something (「…
 WEAK_GOAL = 0.5  # a stored goal the model reads as one below this is small talk taken for the goal: then
 AFTER_WEAK_WISH = 0.3  # a sentence it reads as a goal, or a wish from this probability, joins the mission
 SMALL_TALK = 0.7  # first message: a sentence read as small talk with this probability does not state the goal
+CONTENT_WORDS = 3  # ... nor one read as small talk below it with fewer content words, unless a goal is its next reading
 
 
 @dataclass(frozen=True)
@@ -136,13 +141,23 @@ def _sets_value(s: Sentence) -> bool:
     return any(v.kind != "date" for v in s.values) and s.top != "PROBLEM_DEFINITION" and not s.interrogative
 
 
+def _may_state_goal(s: Sentence, language: Language) -> bool:
+    """Whether a sentence the model reads as small talk, without being sure, may still state the goal: its
+    next reading is a goal ("help me pack": small talk or a goal), or it says enough to be about something
+    (three content words); 「おつかれ〜」 or "hey 👋 quick q" (small talk or a fact, and nearly wordless) do not."""
+    p = s.probs["PROBLEM_DEFINITION"]
+    runner_up = all(p >= q for label, q in s.probs.items() if label not in ("UNCLEAR", "PROBLEM_DEFINITION"))
+    return runner_up or content_words(s.text, language) >= CONTENT_WORDS
+
+
 def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
     """The first substantive message states the goal: its most goal-like sentence, and every other
     sentence but those that set a value (「予算は5万円以内です。」, constraints). A question is part of
     the goal here (「離乳食ってどうやって進めればいいんですか」 asks what the user wants solved).
 
-    Small talk the model is not sure about still states the goal when nothing else does: the mission is
-    never empty once something substantive was said (a later, clearer goal joins it, see `roles`).
+    Small talk the model is not sure about still states the goal when nothing else does and it may be one
+    (`_may_state_goal`): the mission is never empty once something substantive was said (a later, clearer
+    goal joins it, see `roles`), and a greeting alone (「おつかれ〜」) leaves the goal to the next message.
     """
     sentences = reading.sentences
     content = [i for i, r in enumerate(model) if r != "filler"]
@@ -151,7 +166,7 @@ def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
         if not spoken:
             return model
         best = max(spoken, key=lambda i: sentences[i].probs["PROBLEM_DEFINITION"])
-        if sentences[best].probs["UNCLEAR"] >= SMALL_TALK:
+        if sentences[best].probs["UNCLEAR"] >= SMALL_TALK or not _may_state_goal(sentences[best], reading.language):
             return model
         content = [best]
     best = max(content, key=lambda i: (sentences[i].probs["PROBLEM_DEFINITION"], -i))
@@ -180,7 +195,11 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wis
             if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
                 out[i] = "goal"
         if "goal" in out:
-            return out
+            # "mostly I want to interview older residents": a narrower goal stays under the goal, as below
+            return [
+                "statement" if r == "goal" and f.narrows_goal(s.text) and not reading.revision else r
+                for s, r in zip(reading.sentences, out, strict=True)
+            ]
     weak = goal_strength < WEAK_GOAL
     if weak and not reading.revision and any(s.top == "PROBLEM_DEFINITION" for s in reading.sentences):
         # small talk was taken for the goal (「今日暑かったね」): the first message the model reads as a

@@ -80,8 +80,10 @@ def _goal_text(goal: Item, store: Store, mark: str) -> str:
 
     The goal is never rewritten, but a condition stated inside it is also kept as a constraint; once
     a later statement replaces that constraint, the values it replaces are masked here (its whole sentence
-    when it has no value), so the prompt never states an outdated value as the goal. Only those: the goal's
-    own numbers and dates ("fire 30 mugs for the fair on 6 December") stay when its budget changes.
+    when it has no value but restricts: "No tiles on the walls."), so the prompt never states an outdated
+    value as the goal. Only those: the goal's own numbers and dates ("fire 30 mugs for the fair on 6
+    December") stay when its budget changes, and a sentence that describes the problem ("our bathroom is a
+    disaster.") stays, since it may be the one that names the goal; the conflict note covers it.
     """
     text = goal.text
     for old in store.items:
@@ -90,8 +92,10 @@ def _goal_text(goal: Item, store: Store, mark: str) -> str:
         new = store.by_id(old.superseded_by)
         if f.values_of(old.text):
             masked = mask_replaced(old.text, f.values_of(new.text) if new is not None else (), mark)
+        elif f.restricts(old.text):
+            masked = ""  # a condition without a value ("No nuts."): it goes whole
         else:
-            masked = ""
+            continue  # it describes the problem ("our bathroom is a disaster."): the goal's words stay
         text = text.replace(old.text, masked)
     return _one_line(text) or goal.text
 

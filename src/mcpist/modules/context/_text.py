@@ -48,6 +48,19 @@ def split_sentences(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_JA_CONTENT = re.compile(r"[\u3400-\u9fff\u30a1-\u30fa\u30fc]")  # kanji and katakana carry a Japanese text's content
+
+
+def content_words(text: str, language: Language) -> int:
+    """How much a text says, without the tokenizer (cheap, for a sentence): English words of three letters
+    or more that are not stop words, or Japanese kanji and katakana characters (「おつかれ〜」 0,
+    「今日めっちゃ寒いね」 3)."""
+    t = unicodedata.normalize("NFKC", text)
+    if language == "ja":
+        return len(_JA_CONTENT.findall(t))
+    return sum(1 for w in _EN_WORD.findall(t.lower()) if len(w) >= 3 and w not in EN_STOP_WORDS)
+
+
 def _fold_plural(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
