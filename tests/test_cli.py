@@ -309,3 +309,64 @@ def test_vault_rotate_key_rewraps_the_uis_smtp_password_and_prune_keeps_its_key(
     code, out, _ = run(capsys, "vault", "prune-keys", "--data-dir", d)
     assert code == 0 and "Forgot 1 retired keys" in out
     assert asyncio.run(with_store("read")) == "s3cret-pw"  # opens under the new key; the old one is gone
+
+
+def test_mail_settings_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import socket
+    from email import message_from_bytes
+    from email.message import Message
+    from typing import Any
+
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    class Sink:
+        def __init__(self) -> None:
+            self.messages: list[Message] = []
+            self.logins: list[tuple[str, str]] = []
+
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            self.messages.append(message_from_bytes(envelope.content))
+            return "250 OK"
+
+        def authenticate(self, server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+            assert isinstance(data, LoginPassword)
+            self.logins.append((data.login.decode(), data.password.decode()))
+            return AuthResult(success=True)
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    d = str(tmp_path)
+    code, out, _ = run(capsys, "mail", "show", "--data-dir", d)
+    assert code == 0 and "(none: nothing is sent)" in out and "password not set" in out
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("smtp-secret-0451\n"))
+    argv = ["mail", "set", "--host", "127.0.0.1", "--port", str(port), "--security", "none", "--user", "mailer"]
+    argv += ["--password-stdin", "--from", "mcpist@example.com", "--to", "ops@example.com", "--alert", "reauth"]
+    code, out, _ = run(capsys, *argv, "--data-dir", d)
+    assert code == 0 and "Mail settings saved." in out and "password set" in out and "smtp-secret" not in out
+    assert "alerts:     reauth (" in out
+    # what is not given stays; bad values are named
+    code, out, _ = run(capsys, "mail", "set", "--alert", "none", "--data-dir", d)
+    assert code == 0 and "alerts:     none (" in out and f"127.0.0.1:{port}" in out and "password set" in out
+    code, _, err = run(capsys, "mail", "set", "--port", "70000", "--data-dir", d)
+    assert code == 1 and "port must be 1-65535" in err
+    code, _, err = run(capsys, "mail", "set", "--host", "smtp.example.com", "--data-dir", d)
+    assert code == 1 and "only over TLS" in err  # the stored password would go in clear to another machine
+    assert "smtp-secret" not in (tmp_path / "mcpist.db").read_bytes().decode("latin-1")
+
+    sink = Sink()
+    controller = Controller(
+        sink, hostname="127.0.0.1", port=port, authenticator=sink.authenticate, auth_require_tls=False
+    )
+    controller.start()
+    try:
+        code, out, _ = run(capsys, "mail", "test", "--data-dir", d)
+    finally:
+        controller.stop()
+    assert code == 0 and "Sent a test message to ops@example.com." in out
+    assert sink.logins == [("mailer", "smtp-secret-0451")] and sink.messages[0]["To"] == "ops@example.com"

@@ -31,7 +31,7 @@ __all__ = ["CORE_COMMANDS", "approx_tokens", "build_parser", "main"]
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
-CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", "calls", *vault_cli.COMMANDS, "modules")
+CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", "calls", "mail", *vault_cli.COMMANDS, "modules")
 
 
 def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
@@ -152,6 +152,36 @@ def build_parser() -> argparse.ArgumentParser:
     calls.add_argument("--module", help="only this module's tools")
     calls.add_argument("--outcome", metavar="OUTCOME", help="ok, errors (anything else) or an error code")
     calls.add_argument("--limit", type=_limit, default=50, help="at most this many rows (1-1000, default 50)")
+
+    mail = sub.add_parser("mail", help="e-mail alerts: the SMTP server and what alerts (the UI's /settings)")
+    mail_sub = mail.add_subparsers(dest="mail_command", required=True, metavar="ACTION")
+    _common(mail_sub.add_parser("show", help="the settings (never the password)"))
+    _common(mail_sub.add_parser("test", help="send a test message to the recipients"))
+    mail_set = mail_sub.add_parser("set", help="change the settings; what is not given stays")
+    _common(mail_set)
+    # not `host`/`port`: those name the server's own bind address (`_settings`)
+    mail_set.add_argument("--host", dest="smtp_host", metavar="HOST", help="the SMTP server ('' to stop sending)")
+    mail_set.add_argument("--port", dest="smtp_port", metavar="PORT", help="1-65535 (587 by default)")
+    mail_set.add_argument("--security", choices=("starttls", "tls", "none"))
+    mail_set.add_argument("--user", dest="username", metavar="NAME", help="the SMTP user name")
+    mail_set.add_argument(
+        "--password-stdin", action="store_true", help="read the SMTP password from the first stdin line"
+    )
+    mail_set.add_argument("--clear-password", action="store_true", help="forget the stored SMTP password")
+    mail_set.add_argument("--from", dest="sender", metavar="EMAIL", help="the sender address")
+    mail_set.add_argument(
+        "--to", dest="recipients", action="append", metavar="EMAIL", help="a recipient (repeatable; replaces the list)"
+    )
+    mail_set.add_argument(
+        "--alert",
+        dest="alerts",
+        action="append",
+        choices=("reauth", "denied", "none"),
+        help="what alerts (repeatable; replaces the choice): accounts to reconnect, bursts of refused calls, none",
+    )
+    mail_set.add_argument("--denied-threshold", metavar="N", help="refused calls that make a burst (1-10000)")
+    mail_set.add_argument("--denied-window-min", metavar="MIN", help="within this many minutes (1-1440)")
+    mail_set.add_argument("--throttle-min", metavar="MIN", help="at most one alert of a kind per this many minutes")
 
     vault_cli.add_parsers(sub, _common)
 
@@ -348,6 +378,8 @@ def _core_command(args: argparse.Namespace) -> int:
         asyncio.run(_admin.events(args, settings))
     elif args.command == "calls":
         asyncio.run(_admin.calls(args, settings))
+    elif args.command == "mail":
+        asyncio.run(_admin.mail(args, settings))
     elif args.command in vault_cli.COMMANDS:
         asyncio.run(_admin.vault(args, settings))
     elif args.command == "modules" and args.modules_command is not None:

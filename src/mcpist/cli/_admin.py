@@ -197,6 +197,76 @@ async def calls(args: argparse.Namespace, settings: Settings) -> None:
         )
 
 
+async def mail(args: argparse.Namespace, settings: Settings) -> None:
+    """`mail show|set|test`: what `/settings` does (the password write-only, from stdin)."""
+    from mcpist.web.ui import upgrade_ui
+    from mcpist.web.ui._notify import MailStore, parse_settings, send_mail
+
+    async with admin_runtime(settings) as runtime:
+        await upgrade_ui(runtime.engine)  # the settings live in the UI's table
+        store = MailStore.of(runtime)
+        current = await store.get()
+        if args.mail_command == "show":
+            _print_mail(current)
+        elif args.mail_command == "test":
+            await send_mail(store, "MCPist: test message", "This is a test message from MCPist (mcpist mail test).\n")
+            print(f"Sent a test message to {', '.join(current.recipients)}.")
+        else:
+            if args.password_stdin and args.clear_password:
+                raise InvalidArgument("give --password-stdin or --clear-password, not both")
+            password = _read_password() if args.password_stdin else None
+            if args.password_stdin and not password:
+                raise InvalidArgument("no password on standard input")
+            alerts = set(args.alerts) if args.alerts is not None else None
+            given = {
+                "host": args.smtp_host,
+                "port": args.smtp_port,
+                "security": args.security,
+                "username": args.username,
+                "sender": args.sender,
+                "recipients": " ".join(args.recipients) if args.recipients is not None else None,
+                "alert_reauth": ("on" if "reauth" in alerts else "") if alerts is not None else None,
+                "alert_denied": ("on" if "denied" in alerts else "") if alerts is not None else None,
+                "denied_threshold": args.denied_threshold,
+                "denied_window_min": args.denied_window_min,
+                "throttle_min": args.throttle_min,
+            }
+            form = {**_mail_form(current), **{k: v for k, v in given.items() if v is not None}}
+            kept = password is not None or (current.has_password and not args.clear_password)
+            parsed = parse_settings(form, password_kept=kept)
+            await store.save(parsed, password=password, clear_password=args.clear_password)
+            print("Mail settings saved.")
+            _print_mail(await store.get())
+
+
+def _mail_form(current: Any) -> dict[str, str]:
+    """The stored settings as the form `parse_settings` reads."""
+    return {
+        "host": current.host,
+        "port": str(current.port),
+        "security": current.security,
+        "username": current.username,
+        "sender": current.sender,
+        "recipients": " ".join(current.recipients),
+        "alert_reauth": "on" if current.alert_reauth else "",
+        "alert_denied": "on" if current.alert_denied else "",
+        "denied_threshold": str(current.denied_threshold),
+        "denied_window_min": str(current.denied_window_min),
+        "throttle_min": str(current.throttle_min),
+    }
+
+
+def _print_mail(current: Any) -> None:
+    alerts = [kind for kind, on in (("reauth", current.alert_reauth), ("denied", current.alert_denied)) if on]
+    print(f"server:     {current.host or '(none: nothing is sent)'}:{current.port} ({current.security})")
+    print(f"user:       {current.username or '-'}; password {'set' if current.has_password else 'not set'}")
+    print(f"from / to:  {current.sender or '-'} / {', '.join(current.recipients) or '-'}")
+    print(
+        f"alerts:     {', '.join(alerts) or 'none'} (a burst: {current.denied_threshold} refused calls in "
+        f"{current.denied_window_min} min; at most one per kind every {current.throttle_min} min)"
+    )
+
+
 async def vault(args: argparse.Namespace, settings: Settings) -> None:
     from mcpist.vault.broker import TokenBroker
     from mcpist.web.ui import upgrade_ui
