@@ -92,6 +92,20 @@ async def test_bad_params_run_nothing(tmp_path: Path) -> None:
         assert structured(result)["code"] == "INVALID_ARGUMENT"
 
 
+async def test_an_object_argument_sent_as_a_json_string_is_read_as_the_object(tmp_path: Path) -> None:
+    # models and some clients encode a nested object twice: '{"text": "hi"}' for {"text": "hi"}
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        echoed = await client.call_tool("call", {"module": "demo", "tool_name": "echo", "params": '{"text": "hi"}'})
+        assert not echoed.is_error and structured(echoed)["text"] == "hi"
+        source = 'def main():\n    return args["n"] * 2\n'
+        doubled = await client.call_tool("run_script", {"script": source, "args": '{"n": 21}'})
+        assert not doubled.is_error and "42" in json.dumps(structured(doubled))
+        for bad in ("[1, 2]", "{not json", "42"):
+            refused = await client.call_tool("call", {"module": "demo", "tool_name": "echo", "params": bad})
+            body = structured(refused)
+            assert body["code"] == "INVALID_ARGUMENT" and body["data"] == {"field": "params"}, bad
+
+
 async def test_meta_tool_arguments_are_checked(tmp_path: Path) -> None:
     async with runtime(tmp_path) as rt, mcp_client(rt) as client:
         result = await client.call_tool("call", {"module": "demo", "tool_name": "echo", "params": [1]})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
@@ -72,6 +73,20 @@ def _str_arg(args: dict[str, Any], name: str, *, required: bool = True) -> str |
         return None
     if not isinstance(value, str) or not value:
         raise InvalidArgument(f"'{name}' must be a non-empty string", {"field": name})
+    return value
+
+
+def _object_arg(args: dict[str, Any], name: str) -> dict[str, Any]:
+    """An object argument (`params`, `args`); absent, null or an empty string is `{}`. A string holding a
+    JSON object is read as that object: models and some clients encode a nested object twice."""
+    value = args.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return {}
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = json.loads(value)
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"'{name}' must be an object (or a string holding a JSON object)", {"field": name})
     return value
 
 
@@ -179,11 +194,7 @@ class MetaToolHandler:
         module = _str_arg(args, "module")
         tool = _str_arg(args, "tool_name")
         account = _str_arg(args, "account", required=False)
-        params = args.get("params", {})
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            raise InvalidArgument("'params' must be an object", {"field": "params"})
+        params = _object_arg(args, "params")
         assert module is not None and tool is not None
         return await self.runtime.execute(
             principal, module, tool, params, account, sampler, via="call", channel=channel
@@ -235,11 +246,7 @@ class MetaToolHandler:
         _check_args(args, {"script", "args"})
         source = _str_arg(args, "script")
         assert source is not None
-        script_args = args.get("args", {})
-        if script_args is None:
-            script_args = {}
-        if not isinstance(script_args, dict):
-            raise InvalidArgument("'args' must be an object", {"field": "args"})
+        script_args = _object_arg(args, "args")
 
         async def run(call: script.ToolCall) -> Any:
             return await self.runtime.execute(
