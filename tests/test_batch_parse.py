@@ -58,6 +58,7 @@ REFUSALS: list[tuple[str, int | None, str | None, str]] = [
     (jsonl(task("a", module="")), 1, "module", "non-empty string"),
     (jsonl(task("a", tool=["t"])), 1, "tool", "non-empty string"),
     (jsonl(task("a", params=["q"])), 1, "params", "must be an object"),
+    (jsonl(task("a", params="[1]")), 1, "params", "must be an object"),
     (jsonl(task("a", after=3)), 1, "after", "task id or a list"),
     (jsonl(task("b"), task("a", after=["b", 3])), 2, "after", "task id or a list"),
     (jsonl(task("a", output="yes")), 1, "output", "true or false"),
@@ -199,6 +200,12 @@ def test_parses_fields_and_defaults() -> None:
         Task("both", "m", "t", {}, ("search", "page"), False, None, 5),
         Task("n", "m", "t", {}, (), False, None, 6),
     ]
+
+
+def test_params_encoded_twice_are_the_object_they_hold() -> None:
+    line = json.dumps(task("a", after="b", params=json.dumps({"q": "${b.id}"})))
+    tasks = parse_batch(line + "\n" + json.dumps(task("b")) + "\n" + json.dumps(task("c", params="")))
+    assert tasks[0].params == {"q": "${b.id}"} and tasks[0].after == ("b",) and tasks[2].params == {}
 
 
 def test_accepts_forward_references_crlf_and_line_separators_inside_strings() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -120,6 +121,9 @@ def _parse_line(n: int, line: str, limits: BatchLimits) -> PlannedTask:
     tool = _string(n, raw, "tool", task_id)
 
     params = raw.get("params")
+    if isinstance(params, str):  # an object encoded twice is the object it holds, as `call` reads it
+        with contextlib.suppress(ValueError):
+            params = json.loads(params) if params.strip() else None
     if params is None:
         params = {}
     elif not isinstance(params, dict):
