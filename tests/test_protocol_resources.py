@@ -164,8 +164,13 @@ async def test_a_large_module_answers_with_an_index_then_the_tools_asked_for(tmp
         assert "inputSchema" in body["tools"][1] and "outputSchema" in body["tools"][0]
         missing = await client.call_tool("get_module_schema", {"module": "demo", "tools": ["nope"]})
         assert missing.is_error and missing.structured_content["code"] == "NOT_FOUND"
-        bad = await client.call_tool("get_module_schema", {"module": "demo", "tools": "echo"})
-        assert bad.is_error and bad.structured_content["code"] == "INVALID_ARGUMENT"
+        # a name, names with commas, or the list encoded twice: what models send for a list of strings
+        for sent in ("echo", "items, echo", '["items", "echo"]'):
+            named = await client.call_tool("get_module_schema", {"module": "demo", "tools": sent})
+            assert [t["name"] for t in named.structured_content["tools"]][-1] == "echo", sent
+        for bad_value in (5, "[not json", "", [1]):
+            bad = await client.call_tool("get_module_schema", {"module": "demo", "tools": bad_value})
+            assert bad.is_error and bad.structured_content["code"] == "INVALID_ARGUMENT", bad_value
 
 
 async def test_a_hidden_tool_asked_for_by_name_is_unknown(tmp_path: Path) -> None:

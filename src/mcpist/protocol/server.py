@@ -116,6 +116,13 @@ def _names_arg(args: dict[str, Any], name: str) -> list[str] | None:
     value = args.get(name)
     if value is None:
         return None
+    if isinstance(value, str):  # '["a", "b"]' encoded twice, or one name, or "a, b"
+        text = value.strip()
+        if text.startswith("["):
+            with contextlib.suppress(ValueError):
+                value = json.loads(text)
+        else:
+            value = [part.strip() for part in text.split(",") if part.strip()]
     if not isinstance(value, list) or not value or len(value) > 100 or not all(isinstance(v, str) for v in value):
         raise InvalidArgument(f"'{name}' must be a list of 1-100 tool names", {"field": name})
     return value
