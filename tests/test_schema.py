@@ -255,3 +255,20 @@ def test_validated_params_are_keyword_arguments() -> None:
     assert set(checked) == {"person", "tags", "limit", "note", "pet", "either"}
     assert isinstance(checked["person"], Person) and isinstance(checked["pet"], Dog)
     assert checked["limit"] == 3
+
+
+def test_a_list_or_object_sent_as_a_string_holding_one_is_read_as_what_it_holds() -> None:
+    schema = tool_schema(_person_tool)
+    checked = schema.validate(
+        {"person": json.dumps(PERSON), "tags": '["a", "b"]', "pet": '{"kind": "dog", "good": true}', "note": "[1]"}
+    )
+    assert isinstance(checked["person"], Person) and checked["tags"] == ["a", "b"]
+    assert isinstance(checked["pet"], Dog) and checked["note"] == "[1]"  # a string parameter stays a string
+    for sent, field in (("a", "tags"), ('{"x": 1}', "tags"), ("[1, 2]", "person")):
+        params: dict[str, Any] = {"person": PERSON, "tags": ["a"], field: sent}
+        with pytest.raises(InvalidArgument) as caught:
+            schema.validate(params)
+        assert caught.value.data["errors"][0]["field"].startswith(field), sent
+    with pytest.raises(InvalidArgument) as caught:  # what it holds is checked as the real thing would be
+        schema.validate({"person": PERSON, "tags": '["far too long"]'})
+    assert caught.value.data["errors"][0]["field"] == "tags.0"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -105,7 +106,9 @@ class ToolSchema:
     output_schema: dict[str, Any] | None
 
     def validate(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Check params against the schema; return them as keyword arguments.
+        """Check params against the schema; return them as keyword arguments. A list or object parameter
+        sent as a string holding one (a model encoding it twice: `"tags": "[\\"a\\"]"`) is read as what
+        it holds; nothing else is coerced.
 
         Raises:
             InvalidArgument: a field is missing, unknown or of the wrong type; names the field.
@@ -113,21 +116,52 @@ class ToolSchema:
         try:
             model = self.input_model.model_validate(params)
         except ValidationError as exc:
-            problems = [
-                {"field": _field_path(params, err["loc"], err["type"] == "missing"), "problem": err["msg"]}
-                for err in exc.errors(include_url=False, include_input=False)
-            ]
-            first = problems[0]
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise InvalidArgument(
-                f"invalid parameter '{first['field']}': {first['problem']}{more}", {"errors": problems}
-            ) from None
+            decoded = _decoded(params, exc)
+            if decoded is None:
+                raise _invalid(params, exc) from None
+            try:
+                model = self.input_model.model_validate(decoded)
+            except ValidationError as again:
+                raise _invalid(decoded, again) from None
         return {name: getattr(model, name) for name in type(model).model_fields}
 
     def dump_output(self, value: Any) -> Any:
         if self.output_adapter is not None:
             return self.output_adapter.dump_python(value, mode="json", exclude_none=True)
         return TypeAdapter(Any).dump_python(value, mode="json")
+
+
+_CONTAINER_ERRORS = frozenset(
+    {"list_type", "dict_type", "tuple_type", "set_type", "model_type", "model_attributes_type", "union_tag_invalid"}
+)
+
+
+def _decoded(params: dict[str, Any], exc: ValidationError) -> dict[str, Any] | None:
+    """`params` with each top-level string that was refused for not being a list or an object replaced by
+    the JSON list or object it holds; None when there is no such string."""
+    fixed = dict(params)
+    for err in exc.errors(include_url=False, include_input=False):
+        loc = err["loc"]
+        name = loc[0] if loc else None
+        if not isinstance(name, str) or not isinstance(fixed.get(name), str) or err["type"] not in _CONTAINER_ERRORS:
+            continue
+        try:
+            value = json.loads(fixed[name])
+        except ValueError:
+            continue
+        if isinstance(value, list | dict):
+            fixed[name] = value
+    return fixed if fixed != params else None
+
+
+def _invalid(params: dict[str, Any], exc: ValidationError) -> InvalidArgument:
+    problems = [
+        {"field": _field_path(params, err["loc"], err["type"] == "missing"), "problem": err["msg"]}
+        for err in exc.errors(include_url=False, include_input=False)
+    ]
+    first = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return InvalidArgument(f"invalid parameter '{first['field']}': {first['problem']}{more}", {"errors": problems})
 
 
 def _object_schema(tp: Any) -> bool:
