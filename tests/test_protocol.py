@@ -217,3 +217,15 @@ def test_meta_tool_input_schemas_are_constant_and_match_the_listing() -> None:
     listed = {t.name: t.input_schema for t in meta_tools([], "any", "any")}
     assert {name: meta_tool_input_schema(name) for name in listed} == listed
     assert meta_tool_input_schema("no_such_tool") is None
+
+
+async def test_a_tool_named_with_its_module_runs_and_a_misspelt_one_gets_close_names(tmp_path: Path) -> None:
+    async with runtime(tmp_path) as rt, mcp_client(rt) as client:
+        for name in ("demo.echo", "demo__echo", "demo/echo"):
+            echoed = await client.call_tool("call", {"module": "demo", "tool_name": name, "params": {"text": "hi"}})
+            assert not echoed.is_error and structured(echoed)["text"] == "hi", name
+        misspelt = structured(await client.call_tool("call", {"module": "demo", "tool_name": "ecko", "params": {}}))
+        assert misspelt["code"] == "NOT_FOUND"
+        assert misspelt["message"] == "unknown tool 'ecko' in module 'demo'; did you mean 'echo'?"
+        nothing = structured(await client.call_tool("call", {"module": "demo", "tool_name": "zzzz", "params": {}}))
+        assert nothing["message"] == "unknown tool 'zzzz' in module 'demo'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -48,6 +49,15 @@ from mcpist.upstream import ServiceClient
 from ._calls import AccountResolver, NoAccounts, check_writable, service_client
 
 logger = logging.getLogger("mcpist")
+
+
+def _unprefixed(module: str, tool: str) -> str:
+    """`search` for "memory.search", "memory__search" or "memory/search" in module memory: models write
+    the module into the tool's name."""
+    for separator in (".", "__", "/", ":"):
+        if tool.startswith(module + separator):
+            return tool[len(module) + len(separator) :]
+    return tool
 
 
 @dataclass
@@ -138,9 +148,13 @@ class Runtime:
         if module not in principal.grants.modules:
             names = ", ".join(m.name for m in self.visible_modules(principal)) or "(none)"
             raise NotFound(f"unknown module {module!r}; available: {names}", {"module": module})
-        found = self.visible_tool(principal, module, tool)
+        found = self.visible_tool(principal, module, _unprefixed(module, tool))
         if found is None:
-            raise NotFound(f"unknown tool {tool!r} in module {module!r}", {"module": module, "tool": tool})
+            # close names among the tools this caller sees: the same hint whether or not a hidden tool has the name
+            seen = [t.spec.name for t in self.registry.tools(module) if principal.grants.allows(module, t.spec.name)]
+            close = difflib.get_close_matches(tool, seen, n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(repr(n) for n in close)}?" if close else ""
+            raise NotFound(f"unknown tool {tool!r} in module {module!r}{hint}", {"module": module, "tool": tool})
         return found
 
     async def record_refusal(self, principal: Principal, module: str, tool: str, via: Via) -> None:
@@ -309,6 +323,7 @@ class Runtime:
                 Internal carrying a request id (the traceback goes to the log only).
         """
         caller = who.caller if isinstance(who, Principal) else who
+        tool = _unprefixed(module, tool)
         # counted, audited and traced however it ends, refusals included (never its params or result)
         with self.observer.tool_call(caller.user_id, caller.token_id, module, tool, via, account) as call:
             principal = who if isinstance(who, Principal) else await self.principal(who)
