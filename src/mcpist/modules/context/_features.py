@@ -43,7 +43,7 @@ REVISION = _cue(
 # a change of value without a revision word: 「延ばす」「増えた」, "bump", "grew", or a relaxed condition that
 # revises a stricter one (「有料でも月千円までなら大丈夫」, "books are okay too")
 CHANGE = _cue(
-    r"変更|変え|変わ|延ば|伸ば|延長|前倒|短縮|増や|減ら|増え|減っ|減り|上げ|下げ|ずら|移す|移し|切り替え|早め|遅らせ|繰り",
+    r"変更|変え|変わ|延ば|伸ば|延長|前倒|短縮|増や|減ら|増え|減っ|減り|(?<!仕)上げ|下げ|ずら|移す|移し|切り替え|早め|遅らせ|繰り",
     r"になりました|になった|ことになりました|ことにした|ことにしました|まで出せ|までなら|だけでいい",
     r"でも(?:大丈夫|構いません|構わない|かまわない|いい|良い|OK|可)|なら(?:大丈夫|構いません|構わない|OK|いい|良い|可)",
     r"\bmake (?:it|that)\b|\bchang(?:e|ed|ing)\b|\bswitch(?:ing|ed)?\b|\bmov(?:e|es|ed|ing)\b|\bbump(?:ed)?\b",
@@ -96,6 +96,12 @@ def named_replacements(text: str, language: Language) -> list[str]:
     return [m.group(1).strip().lower() for m in pattern.finditer(t) if len(m.group(1).strip()) >= 2]
 
 
+# a count of some of a group already counted ("two of them", 「うち2人は」): a part, not a new total
+PART = _cue(
+    r"(?:^|[、,\s]|その)うち\s*(?:\d|[一二三四五六七八九十])|の(?:うち|中で)\s*(?:\d|[一二三四五六七八九十])",
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|some|most|half|many|few|all)"
+    r" of (?:them|us|those|these)\b",
+)
 # the user opens a separate request: "separately, ...", 「あと別件で」
 NEW_TOPIC = _cue(
     r"別件|もう一つ|もうひとつ|話(?:は|が)?変わ|それとは別に|ついでに",
@@ -490,10 +496,14 @@ def _value_clauses(masked: str, mark: str) -> str:
 
 
 _JA_TOPIC = re.compile(r"(?:^|[、,\s])([^、,。\s]{1,10}?)は")
+# 「平日は」, and 「平日も」 (a word, not 「分も」)
+_JA_NOUN_TOPIC = re.compile(
+    r"(?<![\u3400-\u9fff\u30a0-\u30ff])([\u3400-\u9fff\u30a0-\u30ff]{1,8}(?=は)|[\u3400-\u9fff\u30a0-\u30ff]{2,8}(?=も))"
+)
 _JA_LEAD = re.compile(r"^([^、,。\s]{1,8})(?:、|,|:)")
 _EN_TOPIC = re.compile(
     r"^(?:(?:the|our|my|a|an|your|their)\s+)?([a-z][a-z -]{0,30}?)\s*(?::|\s(?:is|are|was|will be|should be|must be"
-    r"|has to be|needs to be|can't go|cannot go|can be|stays|goes|moves|range)\b)",
+    r"|has to be|needs to be|can't go|cannot go|can be|stays|goes|moves|range)\b|\s*(?:->|→|=)\s)",
     _I,
 )
 _EN_SET = re.compile(
@@ -502,6 +512,8 @@ _EN_SET = re.compile(
     _I,
 )
 _KANJI = re.compile(r"[\u3400-\u9fff]")
+_DIGIT = re.compile(r"\d|[一二三四五六七八九十百千]")
+_NOUN_END = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffA-Za-z0-9]$")
 _NOT_TOPIC = {"it", "we", "i", "they", "this", "that", "there", "he", "she", "you", "what", "which", "how", "so"}
 
 
@@ -519,3 +531,22 @@ def topic_of(text: str, language: Language) -> str | None:
     if not topic or topic in _NOT_TOPIC or values_of(topic):
         return None
     return topic if len(topic) >= 2 or _KANJI.fullmatch(topic) else None
+
+
+def attribute_of(text: str, language: Language) -> str | None:
+    """The topic when it surely names the attribute set: a noun (not 「通えるのは」, a clause made a noun,
+    nor 「相談して、」, a clause) that is not the one who acts ("Grandpa is chipping in, so $700")."""
+    if language == "ja":
+        # the first topic that is a noun: 「練習できるのは平日は30分」 sets 平日's time
+        t = re.compile(_REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
+        found = sorted((m.start(1), m.group(1)) for p in (_JA_TOPIC, _JA_NOUN_TOPIC, _JA_LEAD) for m in p.finditer(t))
+        # a time of week or year may be what is set (「週末は2時間」 beside 「平日は30分」), a number is not
+        nouns = [x for _, x in found if _NOUN_END.search(x) and not _DIGIT.search(x) and x.lower() not in _NOT_TOPIC]
+        return nouns[0] if nouns else None
+    topic = topic_of(text, language)
+    if topic is None:
+        return None
+    t = normalize(text).lower()
+    at = t.find(topic)
+    after = t[at + len(topic) :] if at >= 0 else ""
+    return None if re.match(r"\s*(?:is|are|was|were)\s+[a-z]+ing\b", after) else topic

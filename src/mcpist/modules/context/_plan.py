@@ -125,6 +125,8 @@ class _Turn:
         text = f.normalize(s.text)
         if (self.reading.narrowing and not self.reading.revision) or f.adds(text):
             return None  # "more specifically ...", "add Osaka as well": detail or addition, no replacement
+        if f.PART.search(text) and not (self.reading.revision or f.CHANGE.search(text)):
+            return None  # 「うち2人は今年の新卒」, "two of them never played": about some of a group, not its size
         topic = f.topic_of(s.text, self.reading.language)
         terms = frozenset(self.terms_of(s.text))
         if not s.values and not terms and topic is None:
@@ -152,6 +154,19 @@ class _Turn:
         new = Side(s.text, s.vector, s.attribute, s.values, terms, topic)
         probs = self.weights.same_attribute(new, [self.side(c) for c in candidates])
         scored = list(zip(candidates, probs, strict=True))
+        attribute = f.attribute_of(s.text, self.reading.language)
+        worded = bool(self.reading.revision or self.reading.accepted or f.CHANGE.search(text))
+        if attribute is not None and not named and not worded:
+            # with no word of change the attribute must agree: 「見守りは保護者4人」 does not set 「参加は中学生30人」,
+            # 「自由記述は必ず1問」 not 「設問数は10問以内」 (a word of change may name the same thing anew:
+            # 「食費は週5000円」→「予算、週6000円まで上げても」)
+            scored = [(old, p if self.same_attribute(attribute, old) else 0.0) for old, p in scored]
+        elif attribute is not None and not named:
+            # a word of change says something changes; when a stored item names the attribute the sentence
+            # names, that is the one (「平日も1時間に増やせます」 after 「平日は30分」 and 「週末は2時間」)
+            naming = {old.id for old, _ in scored if self.names_attribute(attribute, old)}
+            if naming:
+                scored = [(old, p if old.id in naming else 0.0) for old, p in scored]
         best: tuple[Item, float] | None = None
         for old, p in scored:
             if p >= bar and (best is None or p >= best[1]):
@@ -176,6 +191,17 @@ class _Turn:
                 if kind and (not a.unit or not b.unit or a.unit == b.unit):
                     return True
         return False
+
+    def same_attribute(self, attribute: str, item: Item) -> bool:
+        """Whether a stored statement can set `attribute`: it names none surely, the same, or mentions it."""
+        other = f.attribute_of(item.text, detect_language(item.text))
+        text = f.normalize(item.text).lower()
+        return other is None or other == attribute or attribute in text or other in attribute
+
+    def names_attribute(self, attribute: str, item: Item) -> bool:
+        """Whether a stored statement surely names `attribute` as what it sets."""
+        other = f.attribute_of(item.text, detect_language(item.text))
+        return other is not None and (other == attribute or attribute in other or other in attribute)
 
     def same_topic(self, topic: str, item: Item) -> bool:
         """Whether a stored statement can be about `topic` (「人数は6人です」 is not about 「卵は使わないで」):

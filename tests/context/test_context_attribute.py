@@ -1,0 +1,114 @@
+"""Replacement by attribute (round 8): a new statement replaces a stored one only when both set the same
+attribute. The phrasings are written for these tests and are not in the training or development data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpist.modules.context import _corpus
+from mcpist.modules.context import _features as f
+from mcpist.modules.context._synth import sections
+
+pytestmark = pytest.mark.anyio
+
+MINE = {
+    "参加は中学生30人です。": "見守りは保護者4人です。",
+    "平日は30分だけ練習できます。": "週末は2時間練習できます。",
+    "We have 18 players on the squad.": "Three of them are goalkeepers.",
+}
+
+
+async def _turns(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
+    sid: str = (await call(ctx, "start_session"))["session_id"]
+    return [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
+
+
+def _stated(result: dict[str, Any]) -> str:
+    parts = sections(result["prompt"])
+    return parts["Mission"] + parts["Constraints"]
+
+
+def test_none_of_these_phrasings_is_training_or_development_data() -> None:
+    texts = {t.user for d in _corpus.dialogs() for t in d.turns} | {t.user for t in _corpus.single_turns()}
+    texts |= {t.user for a in "def" for d in _corpus.dialogs(pattern=f"dev_{a}_*.txt") for t in d.turns}
+    assert not (set(MINE) | set(MINE.values())) & texts
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("moving on the 30th", "date"), ("pushed to the 2nd so we have time", "date"), ("time -> Wed 6pm", "date")],
+)
+def test_an_ordinal_day_and_a_short_weekday_are_dates(text: str, kind: str) -> None:
+    assert kind in {v.kind for v in f.values_of(text)}
+
+
+def test_an_ordinal_that_is_not_a_day_is_no_date() -> None:
+    assert "date" not in {v.kind for v in f.values_of("we meet on the 4th floor")}
+
+
+def test_a_finish_is_no_word_of_change() -> None:
+    assert not f.CHANGE.search("仕上げはニス仕上げでお願いします")
+    assert f.CHANGE.search("予算を上げてもいいです")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "attribute"),
+    [
+        ("仕事の都合で、練習できるのは平日は30分だけです", "ja", "平日"),  # the first topic that is a noun
+        ("部活を辞めたので、平日も1時間に増やせます", "ja", "平日"),
+        ("週末は2時間練習できます", "ja", "週末"),  # a time of week may be what is set
+        ("通えるのは土日だけです", "ja", None),  # a clause made a noun names no attribute
+        ("上司と話して、10万円まで使えることになりました", "ja", None),  # nor does a clause before a comma
+        ("予算、月3万円まで", "ja", "予算"),
+        ("The budget is $400.", "en", "budget"),
+        ("venue -> town hall", "en", "venue"),
+        ("Grandpa is chipping in, so $700.", "en", None),  # whoever acts is no attribute
+    ],
+)
+def test_the_attribute_a_statement_names(text: str, language: str, attribute: str | None) -> None:
+    assert f.attribute_of(text, language) == attribute  # type: ignore[arg-type]
+
+
+def test_a_part_of_a_group_is_no_new_total() -> None:
+    assert f.PART.search("Three of them are goalkeepers.") and f.PART.search("うち2人は初心者です")
+    assert not f.PART.search("Most of the team works remotely") and not f.PART.search("うちは駅から遠いです")
+
+
+@pytest.mark.parametrize(
+    ("goal", "old", "new"),
+    [
+        ("地域の清掃活動を企画したいです。", "参加は中学生30人です。", "見守りは保護者4人です。"),
+        ("ピアノの練習計画を立てたいです。", "平日は30分だけ練習できます。", "週末は2時間練習できます。"),
+        (
+            "I coach a youth football team and need a training plan.",
+            "We have 18 players on the squad.",
+            "Three of them are goalkeepers.",
+        ),
+    ],
+)
+async def test_a_value_of_the_same_kind_for_another_attribute_replaces_nothing(
+    ctx: Any, call: Any, goal: str, old: str, new: str
+) -> None:
+    *_, result = await _turns(call, ctx, goal, old, new)
+    assert result["superseded"] == [] and old in _stated(result) and new in _stated(result)
+
+
+async def test_a_word_of_change_replaces_the_item_that_names_the_same_attribute(ctx: Any, call: Any) -> None:
+    old, other = "平日は30分だけ練習できます。", "週末は2時間練習できます。"
+    new = "部活を辞めたので、平日も1時間に増やせます。"
+    *_, result = await _turns(call, ctx, "ピアノの練習計画を立てたいです。", old, other, new)
+    assert result["superseded"] == [old] and other in _stated(result) and old not in _stated(result)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Cap it at 20 users.", "Let's allow 50 users after all."),
+        ("予算は月3万円です。", "予算は月4万円になりました。"),
+    ],
+)
+async def test_a_change_of_value_on_the_same_attribute_still_replaces(ctx: Any, call: Any, old: str, new: str) -> None:
+    *_, result = await _turns(call, ctx, "We need a plan for our new team wiki.", old, new)
+    assert result["superseded"] == [old] and new in _stated(result) and old not in _stated(result)
