@@ -10,6 +10,7 @@ import pytest
 from mcpist.modules.context import _corpus
 from mcpist.modules.context import _features as f
 from mcpist.modules.context._synth import sections
+from mcpist.modules.context._text import Language
 
 pytestmark = pytest.mark.anyio
 
@@ -67,8 +68,8 @@ def test_a_finish_is_no_word_of_change() -> None:
         ("Grandpa is chipping in, so $700.", "en", None),  # whoever acts is no attribute
     ],
 )
-def test_the_attribute_a_statement_names(text: str, language: str, attribute: str | None) -> None:
-    assert f.attribute_of(text, language) == attribute  # type: ignore[arg-type]
+def test_the_attribute_a_statement_names(text: str, language: Language, attribute: str | None) -> None:
+    assert f.attribute_of(text, language) == attribute
 
 
 def test_a_part_of_a_group_is_no_new_total() -> None:

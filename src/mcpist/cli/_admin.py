@@ -269,13 +269,17 @@ def _print_mail(current: Any) -> None:
 
 async def vault(args: argparse.Namespace, settings: Settings) -> None:
     from mcpist.vault.broker import TokenBroker
+    from mcpist.vault.rotation import SealedRows
     from mcpist.web.ui import upgrade_ui
     from mcpist.web.ui._notify import SEALED_ROWS
 
     async with admin_runtime(settings) as runtime:
         assert isinstance(runtime.accounts, TokenBroker)
-        await upgrade_ui(runtime.engine)  # the UI's SMTP password is sealed with the vault's key too
-        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir, (SEALED_ROWS,))
+        sealed: tuple[SealedRows, ...] = ()
+        if args.command == "vault":  # the key commands: the UI's SMTP password is sealed with the vault's key too
+            await upgrade_ui(runtime.engine)
+            sealed = (SEALED_ROWS,)
+        admin = vault_cli.VaultAdmin(runtime.accounts, runtime.owner.id, settings.data_dir, sealed)
         await vault_cli.run(args, admin, sys.stdin, sys.stdout)
 
 
