@@ -50,6 +50,14 @@ weights) was run once on each:
     v3: first label 353/388 = 91.0%; exact 90.2%; goal kept 47/50 = 94.0%; prompt right 33/50 = 66.0%
     v4: first label 414/449 = 92.2%; exact 89.5%; goal kept 46/52 = 88.5%; prompt right 27/52 = 51.9%
 
+Round 9 (2026-11-26: a request to keep the work to one part of the goal joins the mission, a request for
+help after a self-introduction states the goal, cue words fixed and the weights retrained; judged on d-h
+and the training-side splits) was run once on each:
+
+    v2: first label 348/372 = 93.5%; exact 91.9%; goal kept 48/52 = 92.3%; prompt right 29/52 = 55.8%
+    v3: first label 352/388 = 90.7%; exact 89.9%; goal kept 47/50 = 94.0%; prompt right 34/50 = 68.0%
+    v4: first label 413/449 = 92.0%; exact 89.3%; goal kept 47/52 = 90.4%; prompt right 27/52 = 51.9%
+
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.
 """

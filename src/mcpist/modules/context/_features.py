@@ -39,6 +39,9 @@ REVISION = _cue(
     _REVISION_WORDS,
     r"訂正|ではなく|じゃなく|じゃなくて|でなく|の代わりに|をやめて|はやめて|撤回|間違い|方針転換|さっきの|先ほどの",
     r"\bi meant\b|\brather than\b|\bforget (?:what|about)\b|\bturns out\b|\bupdate:|\bwrong\b|\bno,",
+    # an apology, or a second look, before a fact corrects it: 「すみません、…35台でした」「確認したら東向きでした」
+    r"(?:すみません|ごめん|失礼しました|申し訳)[^。]*でした|(?:確認|調べ|見直|数え直)したら",
+    r"\b(?:sorry|oops|my bad|my mistake)\b[^.]*\b(?:it'?s|it is|it was|we have|there are|actually)\b",
 )
 # a change of value without a revision word: 「延ばす」「増えた」, "bump", "grew", or a relaxed condition that
 # revises a stricter one (「有料でも月千円までなら大丈夫」, "books are okay too")
@@ -47,11 +50,14 @@ CHANGE = _cue(
     r"になりました|になった|ことになりました|ことにした|ことにしました|まで出せ|までなら|だけでいい",
     r"でも(?:大丈夫|構いません|構わない|かまわない|いい|良い|OK|可)|なら(?:大丈夫|構いません|構わない|OK|いい|良い|可)",
     r"\bmake (?:it|that)\b|\bchang(?:e|ed|ing)\b|\bswitch(?:ing|ed)?\b|\bmov(?:e|es|ed|ing)\b|\bbump(?:ed)?\b",
-    r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\bnow\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
+    r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
+    # "now" as against before ("95 guests now"), not the present state ("right now", "for now")
+    r"(?<!\bright )(?<!\bfor )(?<!\bjust )\bnow\b",
     r"\b(?:lower|raise|drop|increase|reduce|cut|grew|grown|went up|goes up|way up|down to)\b|\bafter thinking\b",
     r"\b(?:is|are|would be|'s|'re) (?:fine|okay|ok|acceptable)\b|\bworks too\b|\bapproved\b|\bsigned off\b",
     # a decision or a preference over what was said: 「ガス炉にします」「〜のほうがよく売れます」, "propane it is"
-    r"(?:に|で)(?:します|する|しよう|した|しました)(?:わ|よ|ね)?[。!\uff01]?\s*$|のほうが|の方が",
+    r"(?:に(?:します|する|しよう|した|しました)|で(?:します|しよう))(?:わ|よ|ね)?[。!\uff01]?\s*$",
+    r"の(?:ほう|方)が(?:いい|良|よ[いかさ]|好|売れ|安|便利|楽|向い|合っ|まし|マシ|助か|嬉し|うれし|ありがた)",
     r"\bit is[.!]?\s*$|\b(?:suits?|works?|fits?|sells?|sounds?) (?:me |us )?better\b|\b(?:is|are) better\b",
 )
 ACCEPT = _cue(
@@ -332,6 +338,44 @@ def restricts(text: str) -> bool:
     return any(p.search(t) for p in (_NEGATION, _LIMIT, _MUST))
 
 
+# a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
+# "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
+_DECISION = _cue(
+    r"\bshould (?:i|we)\b|\b(?:is it|would it be) (?:better|worth)\b|\bwhich (?:is|would be) better\b",
+    r"べきか|どっちがいい|どちらがいい|どちらが良い|か迷って|か悩んで|か悩んでい",
+)
+
+
+def asks_for_help(text: str) -> bool:
+    """A question or request that asks for help with a task or a decision, not for one fact
+    ("is a permit required?"): it may state the goal when all that came before is background."""
+    t = normalize(text)
+    if NEGATED_WISH.search(t):
+        return False
+    return bool(_GOAL_NOUN.search(t) or _DECISION.search(t) or (INFO_REQUEST.search(t) and content_len(t) >= 12))
+
+
+# who the user is, said before what they want: "I'm a retired chemistry teacher", "Hello, I am from Brazil",
+# 「人事担当です」「書道教室をやってます」「佐藤と申します」
+_SELF_INTRO = _cue(
+    r"^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:so,?\s+)?"
+    r"(?:i'?m|i am|my name is|name'?s|i work|i teach|i run|i own|i manage)\b",
+    r"と申します|と言います|担当(?:です|しております|者です|をしています)|(?:を|で)(?:しています|しております|やってます|やっています)"
+    r"|を運営して|に勤めて|で働いて|に通って",
+)
+
+
+def introduces_self(text: str) -> bool:
+    """Whether a message says who the user is and nothing they want (a wish turns it into the goal)."""
+    t = normalize(text)
+    return bool(_SELF_INTRO.search(t)) and not states_wish(t)
+
+
+def content_len(text: str) -> int:
+    """Letters and digits, a length comparable across the two languages' scripts (a kanji counts double)."""
+    return sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in text if c.isalnum())
+
+
 def states_wish(text: str) -> bool:
     """Whether a sentence says what the user wants (a wish, a goal word, a question or a request), rather
     than only giving background (「最近肩こりがひどくて」, "I did archery at uni years ago")."""
@@ -389,6 +433,41 @@ def narrows_goal(text: str) -> bool:
     if not NARROWING.search(t) or NEGATED_WISH.search(t) or any(v.kind != "date" for v in values_of(t)):
         return False
     return bool(WISH.search(t) or _GOAL_NOUN.search(t))
+
+
+# a request that keeps the work to one part of the goal: "let's just rework chapters 11 to 14 first", "can we
+# just focus on the ground transport?", "so just the return trip", 「第1章のあらすじだけ先に作ろ」,
+# 「告知文だけお願いします」, 「初回の画面に絞って」. The restricting word goes with what is to be done,
+# never with a quantity ("we only have 5 days", 「2日だけ」 are conditions), and the sentence asks for it.
+_SCOPE_EN = re.compile(
+    r"\b(?:let'?s|let us|can we|could we|shall we|we should|i'?d (?:rather|like to)|please)\b[^.?!]{0,40}?"
+    r"\b(?:just|only|first|focus(?:ing)? on|concentrate on|stick to|start with)\b"
+    r"|\b(?:just|only) (?:focus|concentrate)\b"
+    r"|\b(?:so|then)\s+(?:just|only)\s+(?:the|a|an|my|our|this|that|those|these)\b"
+    r"|^(?:please\s+)?focus on\b",
+    _I,
+)
+_SCOPE_JA = re.compile(
+    r"(?:だけ|のみ)(?:を)?(?:先に|まず|とりあえず)?(?:お願い|手伝|一緒に|考え|作|やり|やろ|見て|教え|決め|書い|書こ|まとめ|相談|進め|詰め)"
+    r"|に(?:絞って|絞り|絞ろ|絞りましょう|集中し)|を優先(?:して|しましょう|しよう)"
+)
+_COUNTED_JA = re.compile(r"[0-9\u3007一二三四五六七八九十百千万][^\s、。だのを]{0,3}(?:だけ|のみ)")
+_COUNTED_EN = re.compile(
+    r"\b(?:just|only)\s+(?:\w+\s+)?(?:about\s+|around\s+|a\s+)?"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|once|twice)\b"
+    r"|\b(?:just|only)\s+(?:use|using|with|in|via|under|within|keep|stay)\b",
+    _I,
+)
+
+
+def narrows_scope(text: str) -> bool:
+    """A request to keep the work to one part of the goal (see `_SCOPE_EN`): it narrows the mission, whatever
+    values it names ("chapters 11 to 14") and even said as a change or a question ("actually, can we just
+    focus on ...?"); a restriction of a quantity ("let's only invite 10 people") is a condition."""
+    t = normalize(text)
+    if _COUNTED_EN.search(t) or _COUNTED_JA.search(t):
+        return False
+    return bool(_SCOPE_EN.search(t) or _SCOPE_JA.search(t))
 
 
 # a wh-word with its subject straight after it opens a clause, not a question (a question puts the verb first:

@@ -223,6 +223,10 @@ class _Turn:
         goals = [item for item in self.items if item.active and item.kind == "problem"]
         return goals[-1] if goals else None
 
+    def refines_goal(self, s: Sentence) -> bool:
+        parent = self.parent_of(s)
+        return parent is not None and parent.tier == "core"
+
     def parent_of(self, s: Sentence) -> Item | None:
         """What a refinement that replaces nothing refines: the most similar stored item, but the goal when
         nothing is close or the goal is about as close as the condition most like it.
@@ -304,7 +308,9 @@ def plan_turn(
     else:
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)
         wishes = not goals or any(f.states_wish(g.text) for g in goals)
-        sentence_roles = roles(reading, has_goal, strength, wishes)
+        # the goal so far only says who the user is: the first request for help states it
+        intro = bool(goals) and all(f.introduces_self(g.text) for g in goals)
+        sentence_roles = roles(reading, has_goal, strength, wishes, intro)
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
@@ -336,6 +342,14 @@ def plan_turn(
             refinement = s.top == "REFINEMENT"
         # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
         focus = not given and has_goal and (not reading.revision or f.restates_goal(s.text)) and f.narrows_goal(s.text)
+        # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
+        # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
+        if not given and has_goal and f.narrows_scope(s.text):
+            if t.refines_goal(s):
+                focus = True
+            elif s.interrogative:
+                by_role["question"].append(s)  # "can we just do first come first served?": a question after all
+                continue
         found = None if focus else t.replacement(s)
         if found is not None or focus:
             refinement = True

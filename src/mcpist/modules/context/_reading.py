@@ -176,7 +176,20 @@ def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
     return out
 
 
-def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wishes: bool = True) -> list[Role]:
+def roles(
+    reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wishes: bool = True, goal_intro: bool = False
+) -> list[Role]:
+    """The role of each sentence, by the model and the dialog's structure; once there is a goal, a request to
+    keep the work to one part of it ("can we just focus on the ground transport?", 「告知文だけお願いします」)
+    is a statement whatever its form, which the plan puts under the goal (`f.narrows_scope`)."""
+    out = _roles(reading, has_goal, goal_strength, goal_wishes, goal_intro)
+    if not has_goal:
+        return out
+    scoped = [r != "filler" and f.narrows_scope(s.text) for s, r in zip(reading.sentences, out, strict=True)]
+    return ["statement" if scope else r for scope, r in zip(scoped, out, strict=True)]
+
+
+def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: bool, goal_intro: bool) -> list[Role]:
     """The role of each sentence, by the model and the dialog's structure.
 
     `goal_strength` is how sure the model is that the stored goal is one (its probability of
@@ -194,6 +207,8 @@ def roles(reading: Reading, has_goal: bool, goal_strength: float = 1.0, goal_wis
             valued = any(v.kind != "date" for v in s.values) and not f.wishes_an_outcome(s.text)
             if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
                 out[i] = "goal"
+            elif out[i] == "question" and goal_intro and f.asks_for_help(s.text):
+                out[i] = "goal"  # after "I'm a retired chemistry teacher.": "Can you help me fix my novel?"
         if "goal" in out:
             # "mostly I want to interview older residents": a narrower goal stays under the goal, as below
             return [

@@ -1,0 +1,108 @@
+"""Round 9: a request to keep the work to one part of the goal joins the mission, a request for help after a
+self-introduction states the goal, and the cue words no longer read a past copula, an honorific or "right
+now" as a change. The phrasings are written for these tests and are in neither the training data nor the
+development sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpist.modules.context import _corpus
+from mcpist.modules.context import _features as f
+from mcpist.modules.context._synth import sections
+
+pytestmark = pytest.mark.anyio
+
+SCOPED = [
+    (
+        "I need to plan the whole renovation of our attic.",
+        "The budget is about $9,000.",
+        "The roof was redone last year.",
+        "wait, the builder handles the structure, so just the insulation and lighting then",
+    ),
+    (
+        "卒業論文の構成を考えたい。",
+        "テーマは地方の空き家問題。",
+        "締切は1月10日。",
+        "とりあえず序章の見出しだけ先に決めよ",
+    ),
+]
+INTRODUCED = [
+    ("Hello, I'm from Poland and I've lived in Ireland for two years.", "Should I rent or buy an apartment in Dublin?"),
+    (
+        "I'm a retired bus driver and I've been restoring a 1968 Vespa in my garage.",
+        "Can you help me figure out a wiring plan for the headlight?",
+    ),
+]
+NOT_SCOPE = [
+    "We only have 5 days.",
+    "let's only invite 10 people",
+    "please only use free tools",
+    "I can only do mornings",
+    "No lab equipment, just a regular classroom.",
+    "They have just announced a cap of 90,000 instead.",
+    "日本語だけでお願いします",
+    "2日だけお願いします",
+    "平日の夜だけ練習できる",
+]
+
+
+def test_none_of_these_phrasings_is_training_or_development_data() -> None:
+    seen = {t.user for d in _corpus.dialogs() for t in d.turns} | {t.user for t in _corpus.single_turns()}
+    seen |= {t.user for a in "defh" for d in _corpus.dialogs(pattern=f"dev_{a}_*.txt") for t in d.turns}
+    mine = {m for row in SCOPED for m in row} | {m for row in INTRODUCED for m in row}
+    assert not mine & seen
+
+
+async def _play(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
+    sid: str = (await call(ctx, "start_session"))["session_id"]
+    return [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
+
+
+def test_a_scope_request_is_told_from_a_limit_on_a_quantity_or_a_tool() -> None:
+    for *_, text in SCOPED:
+        assert f.narrows_scope(text), text
+    assert f.narrows_scope("Actually, can we just focus on the insulation part first?")
+    assert f.narrows_scope("やっぱり、当日のボランティアのシフト表だけ先に一緒に考えてください。")
+    for text in NOT_SCOPE:
+        assert not f.narrows_scope(text), text
+
+
+@pytest.mark.parametrize(("goal", "condition", "fact", "scope"), SCOPED)
+async def test_a_request_to_keep_to_one_part_of_the_goal_joins_the_mission(
+    ctx: Any, call: Any, goal: str, condition: str, fact: str, scope: str
+) -> None:
+    *_, last = await _play(call, ctx, goal, condition, fact, scope)
+    parts = sections(last["prompt"])
+    # under the goal in the mission, though said as a change and as a question; it replaces nothing
+    assert f"  - {scope}" in parts["Mission"] and scope not in parts["Constraints"]
+    assert condition in parts["Constraints"] and fact in parts["Constraints"]
+    assert last["classification"]["intent"][0] == "REFINEMENT"
+
+
+@pytest.mark.parametrize(("intro", "ask"), INTRODUCED)
+async def test_after_a_self_introduction_the_first_request_for_help_states_the_goal(
+    ctx: Any, call: Any, intro: str, ask: str
+) -> None:
+    assert f.introduces_self(intro) and f.asks_for_help(ask)
+    _, second = await _play(call, ctx, intro, ask)
+    assert second["classification"]["intent"][0] == "PROBLEM_DEFINITION"
+    assert ask in sections(second["prompt"])["Mission"]
+
+
+async def test_a_question_after_a_goal_that_wishes_stays_a_question(ctx: Any, call: Any) -> None:
+    # "should I ..." asks for help with a decision, but the goal was stated already
+    _, second = await _play(call, ctx, "I want to repaint the kitchen cabinets.", "Should I sand them or use a primer?")
+    assert second["classification"]["intent"] == ["QUESTION"]
+    assert "sand them" not in sections(second["prompt"])["Mission"]
+
+
+def test_a_past_copula_an_honorific_or_right_now_is_no_change() -> None:
+    for text in ["今年度の寄付総額は412万円でした。", "寄付者は個人の方が中心です。", "We have 6 engineers right now."]:
+        assert f.cue(f.CHANGE, text) is None and f.cue(f.REVISION, text) is None, text
+    for text in ["訪問は土曜のほうがいいです", "会場は公民館にします。", "We have 8 engineers now."]:
+        assert f.cue(f.CHANGE, text) is not None, text
+    # an apology before a past fact corrects it
+    assert f.cue(f.REVISION, "すみません、数えたら参加者は28人でした。") is not None
