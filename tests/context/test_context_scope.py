@@ -106,3 +106,63 @@ def test_a_past_copula_an_honorific_or_right_now_is_no_change() -> None:
         assert f.cue(f.CHANGE, text) is not None, text
     # an apology before a past fact corrects it
     assert f.cue(f.REVISION, "すみません、数えたら参加者は28人でした。") is not None
+
+
+def test_a_thing_turned_down_by_name_is_what_is_replaced() -> None:
+    assert f.rejected_names("Jekyll got vetoed by the design team.", "en") == ["jekyll"]
+    assert "wordpress" in f.rejected_names("ok so WordPress is off the table now", "en")
+    assert "gravel" in f.rejected_names("forget the gravel idea, the council said no", "en")
+    assert f.rejected_names("キャンプ場案は却下になりました", "ja") == ["キャンプ場案"]
+    # "out" after a person or "out of", and a phrasal "check it out", name nothing
+    for text in ["We are out of budget ideas", "I checked it out yesterday", "they're out on Friday"]:
+        assert f.rejected_names(text, "en") == [], text
+
+
+async def test_the_stored_statement_a_rejection_names_is_replaced_and_the_others_stay(ctx: Any, call: Any) -> None:
+    *_, last = await _play(
+        call,
+        ctx,
+        "I want to set up a small blog for our hiking club.",
+        "We were thinking of hosting it with Jekyll on GitHub Pages.",
+        "About 40 members would post.",
+        "Jekyll got vetoed by the design team.",
+    )
+    constraints = sections(last["prompt"])["Constraints"]
+    assert "Jekyll on GitHub Pages" not in constraints and "About 40 members" in constraints
+    assert last["classification"]["intent"][0] == "REFINEMENT"
+
+
+LIFTED = [
+    (
+        "I need a reading list to get into machine learning.",
+        "Only free resources, please.",
+        "I have about 5 hours a week.",
+        "my employer will reimburse courses, so the free resources rule doesn't apply anymore",
+        "Only free resources",
+        "5 hours a week",
+    ),
+    (
+        "自治会の防災訓練の案内文を作りたいです。",
+        "文字数は400字以内でお願いします。",
+        "対象は高齢の方が多いです。",
+        "回覧板に別紙で付けられるので、文字数の制限はなくて大丈夫です。",
+        "400字以内",
+        "高齢の方",
+    ),
+]
+
+
+@pytest.mark.parametrize(("goal", "limit", "fact", "lift", "gone", "kept"), LIFTED)
+async def test_a_lifted_condition_replaces_the_one_it_lifts(
+    ctx: Any, call: Any, goal: str, limit: str, fact: str, lift: str, gone: str, kept: str
+) -> None:
+    assert f.REMOVAL.search(f.normalize(lift))
+    *_, last = await _play(call, ctx, goal, limit, fact, lift)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert gone not in constraints and kept in constraints
+
+
+async def test_a_lifted_condition_that_shares_no_word_with_any_stored_one_lifts_nothing(ctx: Any, call: Any) -> None:
+    # "price" is not "free": the pair model alone would pick the hours; a lift must name what it lifts
+    *_, last = await _play(call, ctx, *LIFTED[0][:3], "my employer will reimburse courses, so price doesn't matter now")
+    assert "5 hours a week" in sections(last["prompt"])["Constraints"]

@@ -31,6 +31,7 @@ REPLACE = 0.5  # same-attribute probability from which a new statement replaces 
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
 CLEAR = 0.2  # below the bars, a new value replaces the one candidate it sets with this probability ...
 CLEAR_MARGIN = 3.0  # ... when that is this many times the next candidate's, and they share a kind of value
+LIFTED = 0.1  # a lifted condition ("no limit on pages") replaces the candidate it sets with this, by the margin above
 ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
 GOAL_MARGIN = 0.1  # ... and so does one this close to the goal as to the condition most like it
 TITLE_CHARS = 80
@@ -131,7 +132,8 @@ class _Turn:
         terms = frozenset(self.terms_of(s.text))
         if not s.values and not terms and topic is None:
             return None  # "ok go with that", 「それでお願いします」: nothing in it says what it sets
-        revises = bool(self.reading.revision or self.reading.accepted) or s.top == "REFINEMENT"
+        lifts = f.REMOVAL.search(text) is not None
+        revises = bool(self.reading.revision or self.reading.accepted or lifts) or s.top == "REFINEMENT"
         # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
         # when no stored item says it, the revision is about something never stored
         turn = self.plan.exchange.turn
@@ -142,6 +144,11 @@ class _Turn:
         if named:
             mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
+        # "BookStack vetoed by security": a stored statement that names what is turned down is the one
+        rejected = f.rejected_names(s.text, self.reading.language)
+        turned_down = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in rejected)]
+        if turned_down:
+            named, candidates, revises = rejected, turned_down, True
         bar = REPLACE_REVISED if revises else REPLACE
         # the sentence that states the goal is masked in the mission once replaced: only a message that
         # says it changes something may do that (「3級は去年取りました」 leaves 「簿記2級に合格したい」); a
@@ -171,6 +178,16 @@ class _Turn:
         for old, p in scored:
             if p >= bar and (best is None or p >= best[1]):
                 best = (old, p)
+        if best is None and scored and lifts and not s.values:
+            # a condition lifted ("format doesn't matter") sets no value for the model to match: the stored
+            # statement it ranks far above the others is the one lifted
+            ranked = sorted(scored, key=lambda pair: -pair[1])
+            second = ranked[1][1] if len(ranked) > 1 else 0.0
+            shared = terms & frozenset(ranked[0][0].terms)  # 「文字数の制限はなし」 lifts 「文字数は400字以内」
+            if ranked[0][1] >= LIFTED and ranked[0][1] >= CLEAR_MARGIN * second and shared:
+                best = ranked[0]
+        if best is None and named and revises and len(scored) == 1:
+            best = scored[0]  # the one stored statement that names what is replaced or turned down
         if best is None and s.values and scored:
             # a new value and one stored statement the model sets far above every other: "75 gal" after
             # "40 gal", 「50名ほどになりそう」 after 「30名ほどです」 (no word of change needed)
