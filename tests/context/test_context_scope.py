@@ -1,6 +1,7 @@
-"""Round 9: a request to keep the work to one part of the goal joins the mission, a request for help after a
-self-introduction states the goal, and the cue words no longer read a past copula, an honorific or "right
-now" as a change. The phrasings are written for these tests and are in neither the training data nor the
+"""Rounds 9 and 10: a request to keep the work to one part of the goal joins the mission, a request for help
+after a self-introduction states the goal, the cue words no longer read a past copula, an honorific or "right
+now" as a change, and a replacement is found by a name turned down, a condition lifted or the only value of
+its kind. The phrasings are written for these tests and are in neither the training data nor the
 development sets."""
 
 from __future__ import annotations
@@ -166,3 +167,34 @@ async def test_a_lifted_condition_that_shares_no_word_with_any_stored_one_lifts_
     # "price" is not "free": the pair model alone would pick the hours; a lift must name what it lifts
     *_, last = await _play(call, ctx, *LIFTED[0][:3], "my employer will reimburse courses, so price doesn't matter now")
     assert "5 hours a week" in sections(last["prompt"])["Constraints"]
+
+
+CHANGED_VALUES = [
+    (
+        "I want to write a welcome pack for our photography club.",
+        "Each member chips in £40 a year for the studio.",
+        "We meet on the first Sunday of each month.",
+        "About 30 members.",
+        "Good news, the council grant means we can go down to £25.",
+        "£40 a year",
+    ),
+    (
+        "Help me plan our band's spring tour.",
+        "We can spend $3,000 on the van and gas.",
+        "Eight shows in three weeks.",
+        "Four of us in the band.",
+        "The label is covering more now, so it's $4,500.",
+        "$3,000",
+    ),
+]
+
+
+@pytest.mark.parametrize(("goal", "amount", "when", "count", "change", "old"), CHANGED_VALUES)
+async def test_a_change_of_value_replaces_the_only_statement_with_a_value_of_its_kind(
+    ctx: Any, call: Any, goal: str, amount: str, when: str, count: str, change: str, old: str
+) -> None:
+    # the model is unsure which statement the new amount sets; only one states an amount
+    *_, last = await _play(call, ctx, goal, amount, when, count, change)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert old not in constraints and change in constraints
+    assert when in constraints and count in constraints

@@ -31,6 +31,7 @@ REPLACE = 0.5  # same-attribute probability from which a new statement replaces 
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
 CLEAR = 0.2  # below the bars, a new value replaces the one candidate it sets with this probability ...
 CLEAR_MARGIN = 3.0  # ... when that is this many times the next candidate's, and they share a kind of value
+KIN = 0.05  # a change of value replaces the only statement with a value of its kind from this
 LIFTED = 0.1  # a lifted condition ("no limit on pages") replaces the candidate it sets with this, by the margin above
 ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
 GOAL_MARGIN = 0.1  # ... and so does one this close to the goal as to the condition most like it
@@ -188,6 +189,12 @@ class _Turn:
                 best = ranked[0]
         if best is None and named and revises and len(scored) == 1:
             best = scored[0]  # the one stored statement that names what is replaced or turned down
+        if best is None and s.values and revises and scored:
+            # a change of value and the one stored statement with a value of that kind:
+            # 「7千円に下げることになりました」 after 「会費は1人1万円です」 beside a count and a time
+            kin = [(old, p) for old, p in scored if self.shares_kind(s, old, strict=True)]
+            if len(kin) == 1 and kin[0][1] >= KIN:
+                best = kin[0]
         if best is None and s.values and scored:
             # a new value and one stored statement the model sets far above every other: "75 gal" after
             # "40 gal", 「50名ほどになりそう」 after 「30名ほどです」 (no word of change needed)
