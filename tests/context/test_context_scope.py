@@ -33,7 +33,8 @@ SCOPED = [
 INTRODUCED = [
     ("Hello, I'm from Poland and I've lived in Ireland for two years.", "Should I rent or buy an apartment in Dublin?"),
     (
-        "I'm a retired bus driver and I've been restoring a 1968 Vespa in my garage.",
+        "Hello, I'm a retired bus driver from Cardiff, and for the last three years I have been restoring a 1968 "
+        "Vespa in my garage at weekends.",
         "Can you help me figure out a wiring plan for the headlight?",
     ),
 ]
@@ -198,3 +199,34 @@ async def test_a_change_of_value_replaces_the_only_statement_with_a_value_of_its
     constraints = sections(last["prompt"])["Constraints"]
     assert old not in constraints and change in constraints
     assert when in constraints and count in constraints
+
+
+async def test_a_message_that_only_says_who_the_user_is_is_background_not_the_goal(ctx: Any, call: Any) -> None:
+    intro, first, goal = await _play(
+        call,
+        ctx,
+        "Hi! I'm a sous-chef at a hotel restaurant in Leeds.",
+        "I need a two-week meal plan for my own days off.",
+        "No fish, please.",
+    )
+    assert intro["classification"]["intent"] == ["UNCLEAR"] and intro["stored_as"] == ["evolving"]
+    assert first["classification"]["intent"][0] == "PROBLEM_DEFINITION"
+    parts = sections(goal["prompt"])
+    assert "two-week meal plan" in parts["Mission"] and "sous-chef" not in parts["Mission"]
+    assert "sous-chef at a hotel restaurant" in parts["Constraints"]  # the answer still knows who asks
+    ja = await _play(
+        call, ctx, "はじめまして。市の図書館で司書をしております。", "子ども向けの読書会の企画を考えたいです。"
+    )
+    assert ja[0]["classification"]["intent"] == ["UNCLEAR"]
+    assert "読書会の企画" in sections(ja[1]["prompt"])["Mission"]
+
+
+async def test_an_introduction_that_goes_on_to_the_goal_is_the_goal(ctx: Any, call: Any) -> None:
+    (first,) = await _play(
+        call,
+        ctx,
+        "I teach year 4 and our head has put me in charge of the school garden, so I have to sort out what the "
+        "children grow over the spring term.",
+    )
+    assert first["classification"]["intent"][0] == "PROBLEM_DEFINITION"
+    assert "school garden" in sections(first["prompt"])["Mission"]

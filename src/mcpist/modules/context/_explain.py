@@ -33,6 +33,12 @@ def goal_condition(language: Language) -> str:
     return "the goal also states a condition (a value), kept here so that a later change can replace it"
 
 
+def introduction(language: Language) -> str:
+    if language == "ja":
+        return "自己紹介で、まだ目的を述べていないため、背景として保持する(目的は次の依頼から)"
+    return "a self-introduction that asks for nothing yet: kept as background, the goal comes with the first request"
+
+
 def requirement(language: Language, probs: dict[Label, float]) -> str:
     if language == "ja":
         return f"目的の後の平叙文で質問ではないため、守るべき条件とした(モデル: {_p(probs, 'CONSTRAINT_ADDITION')})"

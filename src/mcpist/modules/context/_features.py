@@ -404,19 +404,21 @@ def asks_for_help(text: str) -> bool:
 
 
 # who the user is, said before what they want: "I'm a retired chemistry teacher", "Hello, I am from Brazil",
-# 「人事担当です」「書道教室をやってます」「佐藤と申します」
+# "I run a small bike shop", 「人事担当です」「書道教室をやってます」「佐藤と申します」 (not "I'm organizing a
+# bake sale": what the user is doing may be the goal)
 _SELF_INTRO = _cue(
-    r"^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:so,?\s+)?"
-    r"(?:i'?m|i am|my name is|name'?s|i work|i teach|i run|i own|i manage)\b",
-    r"と申します|と言います|担当(?:です|しております|者です|をしています)|(?:を|で)(?:しています|しております|やってます|やっています)"
-    r"|を運営して|に勤めて|で働いて|に通って",
+    r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:(?:ok|so|well),?\s+)*"
+    r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
+    r"|i work (?:as|at|in|for)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b)",
+    r"と申します|と言います|担当(?:です|しております|者です|をしています)"
+    r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて",
 )
 
 
 def introduces_self(text: str) -> bool:
-    """Whether a message says who the user is and nothing they want (a wish turns it into the goal)."""
+    """Whether a message says who the user is and nothing they want or ask (either makes it the goal)."""
     t = normalize(text)
-    return bool(_SELF_INTRO.search(t)) and not states_wish(t)
+    return bool(_SELF_INTRO.search(t)) and not states_wish(t) and not is_interrogative(t)
 
 
 def content_len(text: str) -> int:

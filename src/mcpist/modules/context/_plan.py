@@ -335,6 +335,11 @@ def plan_turn(
         # the goal so far only says who the user is: the first request for help states it
         intro = bool(goals) and all(f.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
+        if not has_goal and not any(item.label == "UNCLEAR" for item in items) and _only_introduces(reading):
+            # "I'm a nurse on nights.", 「人事担当の佐藤と申します」 before anything is asked: who the user is, kept
+            # as background the answer respects, and the goal is left to the message that says what they want
+            sentence_roles = ["filler"] * len(reading.sentences)
+            t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
@@ -429,6 +434,18 @@ def plan_turn(
     if after.session.title is None or (goal and not has_goal):
         after.session.title = _title(" ".join(s.text for s in goal) if goal else reading.message)
     return plan
+
+
+INTRO_CHARS = 90  # a self-introduction longer than this goes on to say more (`f.content_len`)
+
+
+def _only_introduces(reading: Reading) -> bool:
+    """A short message that only says who the user is: "Hi! I run sales at a small startup.", 「はじめまして。
+    人事部の佐藤と申します。」, not "I teach 5th grade and … so now I have to design a robotics curriculum"."""
+    spoken = [s for s in reading.sentences if not s.filler]
+    if not spoken or f.content_len(reading.message) > INTRO_CHARS:
+        return False
+    return f.introduces_self(reading.message) and all(f.introduces_self(s.text) or f.is_filler(s.text) for s in spoken)
 
 
 def _goal_strength(t: _Turn, goal: Item) -> float:
