@@ -12,6 +12,8 @@ import pytest
 
 from mcpist.modules.context import _corpus
 from mcpist.modules.context import _features as f
+from mcpist.modules.context import _naming as nm
+from mcpist.modules.context import _structure as st
 from mcpist.modules.context._synth import sections
 
 pytestmark = pytest.mark.anyio
@@ -65,11 +67,11 @@ async def _play(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
 
 def test_a_scope_request_is_told_from_a_limit_on_a_quantity_or_a_tool() -> None:
     for *_, text in SCOPED:
-        assert f.narrows_scope(text), text
-    assert f.narrows_scope("Actually, can we just focus on the insulation part first?")
-    assert f.narrows_scope("やっぱり、当日のボランティアのシフト表だけ先に一緒に考えてください。")
+        assert st.narrows_scope(text), text
+    assert st.narrows_scope("Actually, can we just focus on the insulation part first?")
+    assert st.narrows_scope("やっぱり、当日のボランティアのシフト表だけ先に一緒に考えてください。")
     for text in NOT_SCOPE:
-        assert not f.narrows_scope(text), text
+        assert not st.narrows_scope(text), text
 
 
 @pytest.mark.parametrize(("goal", "condition", "fact", "scope"), SCOPED)
@@ -88,7 +90,7 @@ async def test_a_request_to_keep_to_one_part_of_the_goal_joins_the_mission(
 async def test_after_a_self_introduction_the_first_request_for_help_states_the_goal(
     ctx: Any, call: Any, intro: str, ask: str
 ) -> None:
-    assert f.introduces_self(intro) and f.asks_for_help(ask)
+    assert st.introduces_self(intro) and st.asks_for_help(ask)
     _, second = await _play(call, ctx, intro, ask)
     assert second["classification"]["intent"][0] == "PROBLEM_DEFINITION"
     assert ask in sections(second["prompt"])["Mission"]
@@ -111,13 +113,13 @@ def test_a_past_copula_an_honorific_or_right_now_is_no_change() -> None:
 
 
 def test_a_thing_turned_down_by_name_is_what_is_replaced() -> None:
-    assert f.rejected_names("Jekyll got vetoed by the design team.", "en") == ["jekyll"]
-    assert "wordpress" in f.rejected_names("ok so WordPress is off the table now", "en")
-    assert "gravel" in f.rejected_names("forget the gravel idea, the council said no", "en")
-    assert f.rejected_names("キャンプ場案は却下になりました", "ja") == ["キャンプ場案"]
+    assert nm.rejected_names("Jekyll got vetoed by the design team.", "en") == ["jekyll"]
+    assert "wordpress" in nm.rejected_names("ok so WordPress is off the table now", "en")
+    assert "gravel" in nm.rejected_names("forget the gravel idea, the council said no", "en")
+    assert nm.rejected_names("キャンプ場案は却下になりました", "ja") == ["キャンプ場案"]
     # "out" after a person or "out of", and a phrasal "check it out", name nothing
     for text in ["We are out of budget ideas", "I checked it out yesterday", "they're out on Friday"]:
-        assert f.rejected_names(text, "en") == [], text
+        assert nm.rejected_names(text, "en") == [], text
 
 
 async def test_the_stored_statement_a_rejection_names_is_replaced_and_the_others_stay(ctx: Any, call: Any) -> None:
@@ -158,7 +160,7 @@ LIFTED = [
 async def test_a_lifted_condition_replaces_the_one_it_lifts(
     ctx: Any, call: Any, goal: str, limit: str, fact: str, lift: str, gone: str, kept: str
 ) -> None:
-    assert f.REMOVAL.search(f.normalize(lift))
+    assert nm.REMOVAL.search(f.normalize(lift))
     *_, last = await _play(call, ctx, goal, limit, fact, lift)
     constraints = sections(last["prompt"])["Constraints"]
     assert gone not in constraints and kept in constraints

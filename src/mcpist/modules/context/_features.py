@@ -83,73 +83,6 @@ def adds(text: str) -> bool:
     return any(ADDS.search(c) for c in valued) if valued else True
 
 
-_NAMED_JA = re.compile(
-    r"([^\s、。,]{1,20}?)(?:ではなく|じゃなくて|じゃなく|でなく|の代わりに|をやめて|はやめて|やめて)"
-)
-_NAMED_EN = re.compile(
-    r"(?:\binstead of|\brather than|,\s*not|\bno longer|\breplace|\bdrop)\s+([a-z0-9$€£¥#][^,.;!?]{0,40}?)"
-    r"(?=\s*(?:,|\.|;|!|\?|$|\bbut\b|\blet'?s\b|\bwith\b))",
-    _I,
-)
-
-
-# a named thing turned down: "BookStack vetoed by security", "Notion's out", "forget the per-night cap",
-# 「Zoomはなしで」「民泊は却下」
-_NAME_EN = r"((?:[a-z0-9$€£¥#][\w$€£¥#.\-]*\s+){0,2}[a-z0-9$€£¥#][\w$€£¥#.\-]*)"
-_REJECTED_EN = re.compile(
-    _NAME_EN + r"(?:'s|'re|\s+(?:is|are|was|were))\s+(?:out|off the table|a no-go|not an option)\b(?!\s+of\b)"
-    r"|"
-    + _NAME_EN
-    + r"\s+(?:(?:is|are|was|were|got|has been|have been)\s+)?(?:vetoed|rejected|scrapped|cancel+ed|ruled out)\b"
-    r"|\b(?:forget|scrap|ditch)\s+(?:about\s+)?(?:the\s+)?([a-z0-9][\w$€£¥#.\-]*(?:\s+[\w$€£¥#.\-]+)?)"
-    r"(?=\s*(?:,|\.|;|!|\?|$|\bthing\b|\bidea\b|\bplan\b))",
-    _I,
-)
-_NOT_A_NAME = frozenset(
-    {"we", "i", "it", "they", "he", "she", "you", "that", "this", "everything", "all", "time", "so"}
-)
-_NOT_NAMING = frozenset(
-    {"thing", "idea", "plan", "option", "stuff", "is", "are", "was", "were", "got", "has", "have", "been"}
-)
-_REJECTED_JA = re.compile(
-    r"([^\s、。,!?\uff01\uff1f]{2,20}?)(?:は|も)(?:なし|無し|ナシ|やめ|止め|却下|中止|ボツ|NG|使えな|ダメ|だめ|不可に)"
-)
-
-
-def named_replacements(text: str, language: Language) -> list[str]:
-    """What an explicit revision names as replaced: 「WindowsではなくMac」→ Windows, "instead of PostgreSQL"."""
-    t = normalize(text)
-    if language == "ja":
-        t = re.compile(_REVISION_WORDS, _I).sub(" ", t)  # 「やっぱりnoteじゃなくて」: the word, not the cue
-    pattern = _NAMED_JA if language == "ja" else _NAMED_EN
-    return [m.group(1).strip().lower() for m in pattern.finditer(t) if len(m.group(1).strip()) >= 2]
-
-
-def rejected_names(text: str, language: Language) -> list[str]:
-    """What a sentence turns down by name: "BookStack vetoed by security" → bookstack, 「民泊は却下」→ 民泊."""
-    t = normalize(text)
-    if language == "ja":
-        return [m.group(1).lower() for m in _REJECTED_JA.finditer(t)]
-    out: list[str] = []
-    for m in _REJECTED_EN.finditer(t):
-        words = next((g for g in m.groups() if g), "").lower().split()
-        while words and words[-1] in _NOT_NAMING:
-            words.pop()
-        # the words just before the verb name it ("my boss says Notion's out" turns down Notion)
-        if words and words[-1] not in _NOT_A_NAME and len(words[-1]) >= 2:
-            out += [words[-1]] + ([" ".join(words[-2:])] if len(words) > 1 else [])
-    return out
-
-
-# a condition lifted: "format doesn't matter", "no cap on it anymore", 「お金のことは気にしなくていい」,
-# 「スライド枚数の制限はなくて大丈夫」 (it replaces the condition it lifts, and sets no value)
-REMOVAL = _cue(
-    r"気にしなくて(?:いい|良い|大丈夫|OK)|気にしないで|(?:制限|上限|縛り|指定|条件)(?:は|も)?(?:なし|無し|なくて|ない|いらな|不要)"
-    r"|こだわらな|問わな|どちらでも(?:いい|良い|大丈夫|構)|どっちでも(?:いい|良い|OK)|なんでも(?:いい|OK)",
-    r"\b(?:doesn'?t|does not|don'?t|no longer) (?:matter|need|apply)\b|\bno (?:limit|cap|restriction|maximum|max)\b"
-    r"|\b(?:drop|lift|remove|forget) (?:about )?the (?:\S+ )?(?:limit|cap|restriction|requirement|rule|maximum|max)\b"
-    r"|\bnot (?:a|an) (?:issue|problem|concern|constraint) any ?more\b|\bwhatever(?:'s| is) best\b",
-)
 # a count of some of a group already counted ("two of them", 「うち2人は」): a part, not a new total
 PART = _cue(
     r"(?:^|[、,\s]|その)うち\s*(?:\d|[一二三四五六七八九十])|の(?:うち|中で)\s*(?:\d|[一二三四五六七八九十])",
@@ -386,46 +319,6 @@ def restricts(text: str) -> bool:
     return any(p.search(t) for p in (_NEGATION, _LIMIT, _MUST))
 
 
-# a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
-# "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
-_DECISION = _cue(
-    r"\bshould (?:i|we)\b|\b(?:is it|would it be) (?:better|worth)\b|\bwhich (?:is|would be) better\b",
-    r"べきか|どっちがいい|どちらがいい|どちらが良い|か迷って|か悩んで|か悩んでい",
-)
-
-
-def asks_for_help(text: str) -> bool:
-    """A question or request that asks for help with a task or a decision, not for one fact
-    ("is a permit required?"): it may state the goal when all that came before is background."""
-    t = normalize(text)
-    if NEGATED_WISH.search(t):
-        return False
-    return bool(_GOAL_NOUN.search(t) or _DECISION.search(t) or (INFO_REQUEST.search(t) and content_len(t) >= 12))
-
-
-# who the user is, said before what they want: "I'm a retired chemistry teacher", "Hello, I am from Brazil",
-# "I run a small bike shop", 「人事担当です」「書道教室をやってます」「佐藤と申します」 (not "I'm organizing a
-# bake sale": what the user is doing may be the goal)
-_SELF_INTRO = _cue(
-    r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:(?:ok|so|well),?\s+)*"
-    r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
-    r"|i work (?:as|at|in|for)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b)",
-    r"と申します|と言います|担当(?:です|しております|者です|をしています)"
-    r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて",
-)
-
-
-def introduces_self(text: str) -> bool:
-    """Whether a message says who the user is and nothing they want or ask (either makes it the goal)."""
-    t = normalize(text)
-    return bool(_SELF_INTRO.search(t)) and not states_wish(t) and not is_interrogative(t)
-
-
-def content_len(text: str) -> int:
-    """Letters and digits, a length comparable across the two languages' scripts (a kanji counts double)."""
-    return sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in text if c.isalnum())
-
-
 def states_wish(text: str) -> bool:
     """Whether a sentence says what the user wants (a wish, a goal word, a question or a request), rather
     than only giving background (「最近肩こりがひどくて」, "I did archery at uni years ago")."""
@@ -483,41 +376,6 @@ def narrows_goal(text: str) -> bool:
     if not NARROWING.search(t) or NEGATED_WISH.search(t) or any(v.kind != "date" for v in values_of(t)):
         return False
     return bool(WISH.search(t) or _GOAL_NOUN.search(t))
-
-
-# a request that keeps the work to one part of the goal: "let's just rework chapters 11 to 14 first", "can we
-# just focus on the ground transport?", "so just the return trip", 「第1章のあらすじだけ先に作ろ」,
-# 「告知文だけお願いします」, 「初回の画面に絞って」. The restricting word goes with what is to be done,
-# never with a quantity ("we only have 5 days", 「2日だけ」 are conditions), and the sentence asks for it.
-_SCOPE_EN = re.compile(
-    r"\b(?:let'?s|let us|can we|could we|shall we|we should|i'?d (?:rather|like to)|please)\b[^.?!]{0,40}?"
-    r"\b(?:just|only|first|focus(?:ing)? on|concentrate on|stick to|start with)\b"
-    r"|\b(?:just|only) (?:focus|concentrate)\b"
-    r"|\b(?:so|then)\s+(?:just|only)\s+(?:the|a|an|my|our|this|that|those|these)\b"
-    r"|^(?:please\s+)?focus on\b",
-    _I,
-)
-_SCOPE_JA = re.compile(
-    r"(?:だけ|のみ)(?:を)?(?:先に|まず|とりあえず)?(?:お願い|手伝|一緒に|考え|作|やり|やろ|見て|教え|決め|書い|書こ|まとめ|相談|進め|詰め)"
-    r"|に(?:絞って|絞り|絞ろ|絞りましょう|集中し)|を優先(?:して|しましょう|しよう)"
-)
-_COUNTED_JA = re.compile(r"[0-9\u3007一二三四五六七八九十百千万][^\s、。だのを]{0,3}(?:だけ|のみ)")
-_COUNTED_EN = re.compile(
-    r"\b(?:just|only)\s+(?:\w+\s+)?(?:about\s+|around\s+|a\s+)?"
-    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|once|twice)\b"
-    r"|\b(?:just|only)\s+(?:use|using|with|in|via|under|within|keep|stay)\b",
-    _I,
-)
-
-
-def narrows_scope(text: str) -> bool:
-    """A request to keep the work to one part of the goal (see `_SCOPE_EN`): it narrows the mission, whatever
-    values it names ("chapters 11 to 14") and even said as a change or a question ("actually, can we just
-    focus on ...?"); a restriction of a quantity ("let's only invite 10 people") is a condition."""
-    t = normalize(text)
-    if _COUNTED_EN.search(t) or _COUNTED_JA.search(t):
-        return False
-    return bool(_SCOPE_EN.search(t) or _SCOPE_JA.search(t))
 
 
 # a wh-word with its subject straight after it opens a clause, not a question (a question puts the verb first:

@@ -20,6 +20,8 @@ from datetime import datetime
 
 from . import _explain as why
 from . import _features as f
+from . import _naming as nm
+from . import _structure as st
 from . import _tfidf
 from ._intent import Label, Side, Vector, Weights
 from ._model import Exchange, Item, Kind, Store, Tier
@@ -133,7 +135,7 @@ class _Turn:
         terms = frozenset(self.terms_of(s.text))
         if not s.values and not terms and topic is None:
             return None  # "ok go with that", 「それでお願いします」: nothing in it says what it sets
-        lifts = f.REMOVAL.search(text) is not None
+        lifts = nm.REMOVAL.search(text) is not None
         revises = bool(self.reading.revision or self.reading.accepted or lifts) or s.top == "REFINEMENT"
         # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
         # when no stored item says it, the revision is about something never stored
@@ -141,12 +143,12 @@ class _Turn:
         candidates = [
             old for old in self.items if old.active and not old.pinned and old.kind != "problem" and old.turn != turn
         ]
-        named = f.named_replacements(s.text, self.reading.language)
+        named = nm.named_replacements(s.text, self.reading.language)
         if named:
             mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
         # "BookStack vetoed by security": a stored statement that names what is turned down is the one
-        rejected = f.rejected_names(s.text, self.reading.language)
+        rejected = nm.rejected_names(s.text, self.reading.language)
         turned_down = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in rejected)]
         if turned_down:
             named, candidates, revises = rejected, turned_down, True
@@ -248,6 +250,7 @@ class _Turn:
         return goals[-1] if goals else None
 
     def refines_goal(self, s: Sentence) -> bool:
+        """Whether the sentence is about the goal rather than one condition (what `parent_of` attaches it to)."""
         parent = self.parent_of(s)
         return parent is not None and parent.tier == "core"
 
@@ -333,7 +336,7 @@ def plan_turn(
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)
         wishes = not goals or any(f.states_wish(g.text) for g in goals)
         # the goal so far only says who the user is: the first request for help states it
-        intro = bool(goals) and all(f.introduces_self(g.text) for g in goals)
+        intro = bool(goals) and all(st.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
         if not has_goal and not any(item.label == "UNCLEAR" for item in items) and _only_introduces(reading):
             # "I'm a nurse on nights.", 「人事担当の佐藤と申します」 before anything is asked: who the user is, kept
@@ -373,7 +376,7 @@ def plan_turn(
         focus = not given and has_goal and (not reading.revision or f.restates_goal(s.text)) and f.narrows_goal(s.text)
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
-        if not given and has_goal and f.narrows_scope(s.text):
+        if not given and has_goal and st.narrows_scope(s.text):
             if t.refines_goal(s):
                 focus = True
             elif s.interrogative:
@@ -436,16 +439,18 @@ def plan_turn(
     return plan
 
 
-INTRO_CHARS = 90  # a self-introduction longer than this goes on to say more (`f.content_len`)
+INTRO_CHARS = 90  # a self-introduction longer than this goes on to say more (`st.content_len`)
 
 
 def _only_introduces(reading: Reading) -> bool:
     """A short message that only says who the user is: "Hi! I run sales at a small startup.", 「はじめまして。
     人事部の佐藤と申します。」, not "I teach 5th grade and … so now I have to design a robotics curriculum"."""
     spoken = [s for s in reading.sentences if not s.filler]
-    if not spoken or f.content_len(reading.message) > INTRO_CHARS:
+    if not spoken or st.content_len(reading.message) > INTRO_CHARS:
         return False
-    return f.introduces_self(reading.message) and all(f.introduces_self(s.text) or f.is_filler(s.text) for s in spoken)
+    return st.introduces_self(reading.message) and all(
+        st.introduces_self(s.text) or f.is_filler(s.text) for s in spoken
+    )
 
 
 def _goal_strength(t: _Turn, goal: Item) -> float:

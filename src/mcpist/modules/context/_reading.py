@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 
 from . import _features as f
+from . import _structure as st
 from ._intent import Label, Vector, Weights
 from ._text import Language, content_words, split_sentences
 
@@ -181,11 +182,11 @@ def roles(
 ) -> list[Role]:
     """The role of each sentence, by the model and the dialog's structure; once there is a goal, a request to
     keep the work to one part of it ("can we just focus on the ground transport?", 「告知文だけお願いします」)
-    is a statement whatever its form, which the plan puts under the goal (`f.narrows_scope`)."""
+    is a statement whatever its form, which the plan puts under the goal (`st.narrows_scope`)."""
     out = _roles(reading, has_goal, goal_strength, goal_wishes, goal_intro)
     if not has_goal:
         return out
-    scoped = [r != "filler" and f.narrows_scope(s.text) for s, r in zip(reading.sentences, out, strict=True)]
+    scoped = [r != "filler" and st.narrows_scope(s.text) for s, r in zip(reading.sentences, out, strict=True)]
     return ["statement" if scope else r for scope, r in zip(scoped, out, strict=True)]
 
 
@@ -207,7 +208,7 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
             valued = any(v.kind != "date" for v in s.values) and not f.wishes_an_outcome(s.text)
             if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
                 out[i] = "goal"
-            elif out[i] == "question" and goal_intro and f.asks_for_help(s.text):
+            elif out[i] == "question" and goal_intro and st.asks_for_help(s.text):
                 out[i] = "goal"  # after "I'm a retired chemistry teacher.": "Can you help me fix my novel?"
         if "goal" in out:
             # "mostly I want to interview older residents": a narrower goal stays under the goal, as below

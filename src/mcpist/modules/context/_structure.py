@@ -1,0 +1,85 @@
+"""Where a message sits in the dialog's structure, when the model alone misreads it: who the user is
+(a self-introduction is background, not the goal), a question that asks for help with the task or a
+decision (it states the goal after an introduction), and a request to keep the work to one part of the goal
+(it narrows the mission). Used by `_reading.roles` and `_plan`; none of them is a model feature.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_interrogative, normalize, states_wish
+
+# a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
+# "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
+_DECISION = _cue(
+    r"\bshould (?:i|we)\b|\b(?:is it|would it be) (?:better|worth)\b|\bwhich (?:is|would be) better\b",
+    r"べきか|どっちがいい|どちらがいい|どちらが良い|か迷って|か悩んで|か悩んでい",
+)
+
+
+def asks_for_help(text: str) -> bool:
+    """A question or request that asks for help with a task or a decision, not for one fact
+    ("is a permit required?"): it may state the goal when all that came before is background."""
+    t = normalize(text)
+    if NEGATED_WISH.search(t):
+        return False
+    return bool(_GOAL_NOUN.search(t) or _DECISION.search(t) or (INFO_REQUEST.search(t) and content_len(t) >= 12))
+
+
+# who the user is, said before what they want: "I'm a retired chemistry teacher", "Hello, I am from Brazil",
+# "I run a small bike shop", 「人事担当です」「書道教室をやってます」「佐藤と申します」 (not "I'm organizing a
+# bake sale": what the user is doing may be the goal)
+_SELF_INTRO = _cue(
+    r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:(?:ok|so|well),?\s+)*"
+    r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
+    r"|i work (?:as|at|in|for)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b)",
+    r"と申します|と言います|担当(?:です|しております|者です|をしています)"
+    r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて",
+)
+
+
+def introduces_self(text: str) -> bool:
+    """Whether a message says who the user is and nothing they want or ask (either makes it the goal)."""
+    t = normalize(text)
+    return bool(_SELF_INTRO.search(t)) and not states_wish(t) and not is_interrogative(t)
+
+
+def content_len(text: str) -> int:
+    """Letters and digits, a length comparable across the two languages' scripts (a kanji counts double)."""
+    return sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in text if c.isalnum())
+
+
+# a request that keeps the work to one part of the goal: "let's just rework chapters 11 to 14 first", "can we
+# just focus on the ground transport?", "so just the return trip", 「第1章のあらすじだけ先に作ろ」,
+# 「告知文だけお願いします」, 「初回の画面に絞って」. The restricting word goes with what is to be done,
+# never with a quantity ("we only have 5 days", 「2日だけ」 are conditions), and the sentence asks for it.
+_SCOPE_EN = re.compile(
+    r"\b(?:let'?s|let us|can we|could we|shall we|we should|i'?d (?:rather|like to)|please)\b[^.?!]{0,40}?"
+    r"\b(?:just|only|first|focus(?:ing)? on|concentrate on|stick to|start with)\b"
+    r"|\b(?:just|only) (?:focus|concentrate)\b"
+    r"|\b(?:so|then)\s+(?:just|only)\s+(?:the|a|an|my|our|this|that|those|these)\b"
+    r"|^(?:please\s+)?focus on\b",
+    _I,
+)
+_SCOPE_JA = re.compile(
+    r"(?:だけ|のみ)(?:を)?(?:先に|まず|とりあえず)?(?:お願い|手伝|一緒に|考え|作|やり|やろ|見て|教え|決め|書い|書こ|まとめ|相談|進め|詰め)"
+    r"|に(?:絞って|絞り|絞ろ|絞りましょう|集中し)|を優先(?:して|しましょう|しよう)"
+)
+_COUNTED_JA = re.compile(r"[0-9\u3007一二三四五六七八九十百千万][^\s、。だのを]{0,3}(?:だけ|のみ)")
+_COUNTED_EN = re.compile(
+    r"\b(?:just|only)\s+(?:\w+\s+)?(?:about\s+|around\s+|a\s+)?"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|once|twice)\b"
+    r"|\b(?:just|only)\s+(?:use|using|with|in|via|under|within|keep|stay)\b",
+    _I,
+)
+
+
+def narrows_scope(text: str) -> bool:
+    """A request to keep the work to one part of the goal (see `_SCOPE_EN`): it narrows the mission, whatever
+    values it names ("chapters 11 to 14") and even said as a change or a question ("actually, can we just
+    focus on ...?"); a restriction of a quantity ("let's only invite 10 people") is a condition."""
+    t = normalize(text)
+    if _COUNTED_EN.search(t) or _COUNTED_JA.search(t):
+        return False
+    return bool(_SCOPE_EN.search(t) or _SCOPE_JA.search(t))
