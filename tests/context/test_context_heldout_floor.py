@@ -66,8 +66,9 @@ third change (a change of value replaces the only statement with a value of its 
     v3: first label 352/388 = 90.7%; exact 89.9%; goal kept 47/50 = 94.0%; prompt right 33/50 = 66.0%
     v4: first label 412/449 = 91.8%; exact 89.1%; goal kept 47/52 = 90.4%; prompt right 27/52 = 51.9%
 
-Round 11 (2026-11-26: a short message that only introduces the user is background, not the goal) was run
-once: every figure as after round 10.
+Round 11 (2026-11-26: a short message that only introduces the user is background, not the goal; a
+question inside the goal's message is no condition) was run once after each of the two changes: every
+figure as after round 10.
 
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.

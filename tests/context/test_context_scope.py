@@ -232,3 +232,15 @@ async def test_an_introduction_that_goes_on_to_the_goal_is_the_goal(ctx: Any, ca
     )
     assert first["classification"]["intent"][0] == "PROBLEM_DEFINITION"
     assert "school garden" in sections(first["prompt"])["Mission"]
+
+
+async def test_a_question_in_the_goal_message_is_no_condition_a_later_value_can_mask(ctx: Any, call: Any) -> None:
+    *_, last = await _play(
+        call,
+        ctx,
+        "Should I offer free delivery? I bake sourdough and sell it through a small website.",
+        "Most orders are about £22.",
+        "I'm leaning towards free over £35.",
+        "Actually let's make it over £40.",
+    )
+    assert "Should I offer free delivery?" in sections(last["prompt"])["Mission"]
