@@ -197,6 +197,8 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
     PROBLEM_DEFINITION): when small talk became the goal, a later statement of a goal joins it.
     `goal_wishes` says whether the stored goal says what the user wants: when it is only background
     (「最近肩こりがひどくて」), the first wish that sets no value is the goal it led to and joins it.
+    `goal_intro` says that the stored goal only introduces the user (a long introduction; a short one is
+    kept as background instead): then the first request for help joins it as well, even as a question.
     """
     out = [_model_role(s, reading) for s in reading.sentences]
     if not has_goal:

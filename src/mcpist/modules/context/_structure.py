@@ -20,7 +20,8 @@ _DECISION = _cue(
 
 def asks_for_help(text: str) -> bool:
     """A question or request that asks for help with a task or a decision, not for one fact
-    ("is a permit required?"): it may state the goal when all that came before is background."""
+    ("is a permit required?"): it may state the goal when all that came before is background. A request for
+    information counts when it names a subject (a dozen letters, a kanji counting two), not 「教えて」 alone."""
     t = normalize(text)
     if NEGATED_WISH.search(t):
         return False
