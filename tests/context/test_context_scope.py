@@ -216,6 +216,9 @@ async def test_a_message_that_only_says_who_the_user_is_is_background_not_the_go
     parts = sections(goal["prompt"])
     assert "two-week meal plan" in parts["Mission"] and "sous-chef" not in parts["Mission"]
     assert "sous-chef at a hotel restaurant" in parts["Constraints"]  # the answer still knows who asks
+    view = await call(ctx, "get_context", session_id=intro["session_id"])
+    (background,) = [item for item in view["evolving"] if "sous-chef" in item["text"]]
+    assert background["label"] == "UNCLEAR" and "self-introduction" in background["reason"]
     ja = await _play(
         call, ctx, "はじめまして。市の図書館で司書をしております。", "子ども向けの読書会の企画を考えたいです。"
     )
