@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from phrasings import known_texts, play
 
-from mcpist.modules.context import _corpus
 from mcpist.modules.context._features import is_interrogative
 from mcpist.modules.context._intent import LABELS, Label
 from mcpist.modules.context._model import Item, SessionRow, Store
@@ -49,16 +49,10 @@ CLAUSE_SUBJECT = (
 
 
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    seen = {t.user for d in _corpus.dialogs() for t in d.turns} | {t.user for t in _corpus.single_turns()}
-    seen |= {t.user for a in "def" for d in _corpus.dialogs(pattern=f"dev_{a}_*.txt") for t in d.turns}
+    seen = known_texts("def")
     mine = {m for row in GREETINGS for m in row[:2]} | {m for row in CHANGED_PLANS for m in row}
     assert not mine & seen
     assert not (set(NARROWER) | set(CLAUSE_SUBJECT)) & seen
-
-
-async def _play(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
-    sid: str = (await call(ctx, "start_session"))["session_id"]
-    return [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
 
 
 def _parts(result: dict[str, Any]) -> tuple[str, str]:
@@ -70,7 +64,7 @@ def _parts(result: dict[str, Any]) -> tuple[str, str]:
 async def test_a_greeting_the_model_doubts_is_not_the_goal(
     ctx: Any, call: Any, greeting: str, goal: str, phrase: str
 ) -> None:
-    first, second = await _play(call, ctx, greeting, goal)
+    first, second = await play(call, ctx, greeting, goal)
     assert first["classification"]["intent"] == ["UNCLEAR"] and first["stored_as"] == []
     assert second["classification"]["intent"][0] == "PROBLEM_DEFINITION"
     mission, _ = _parts(second)
@@ -98,7 +92,7 @@ def test_small_talk_states_the_goal_only_when_a_goal_is_its_next_reading_or_it_s
 async def test_a_change_of_plan_that_replaces_nothing_narrows_the_goal(
     ctx: Any, call: Any, goal: str, condition: str, change: str
 ) -> None:
-    *_, last = await _play(call, ctx, goal, condition, change)
+    *_, last = await play(call, ctx, goal, condition, change)
     mission, constraints = _parts(last)
     assert last["classification"]["intent"] == ["REFINEMENT"]
     assert f"  - {change}" in mission and change not in constraints
@@ -106,7 +100,7 @@ async def test_a_change_of_plan_that_replaces_nothing_narrows_the_goal(
 
 
 async def test_a_narrower_wish_after_a_goal_without_one_is_a_refinement(ctx: Any, call: Any) -> None:
-    *_, last = await _play(call, ctx, *NARROWER)
+    *_, last = await play(call, ctx, *NARROWER)
     mission, _ = _parts(last)
     assert last["classification"]["intent"] == ["REFINEMENT"]
     assert f"- {NARROWER[0]}\n  - {NARROWER[2]}" in mission  # under the goal, not a second goal
@@ -124,7 +118,7 @@ def test_a_wh_clause_as_subject_is_no_question() -> None:
 
 
 async def test_a_wanted_thing_said_as_a_wh_clause_joins_the_mission(ctx: Any, call: Any) -> None:
-    *_, last = await _play(call, ctx, *CLAUSE_SUBJECT)
+    *_, last = await play(call, ctx, *CLAUSE_SUBJECT)
     mission, _ = _parts(last)
     assert last["classification"]["intent"] == ["REFINEMENT"] and CLAUSE_SUBJECT[2] in mission
 

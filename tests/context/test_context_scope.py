@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from phrasings import known_texts, play
 
-from mcpist.modules.context import _corpus
 from mcpist.modules.context import _features as f
 from mcpist.modules.context import _naming as nm
 from mcpist.modules.context import _structure as st
@@ -45,7 +45,7 @@ NOT_SCOPE = [
     "let's only invite 10 people",
     "please only use free tools",
     "I can only do mornings",
-    "No lab equipment, just a regular classroom.",
+    "No projector in the hall, just a whiteboard.",
     "They have just announced a cap of 90,000 instead.",
     "日本語だけでお願いします",
     "2日だけお願いします",
@@ -54,15 +54,8 @@ NOT_SCOPE = [
 
 
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    seen = {t.user for d in _corpus.dialogs() for t in d.turns} | {t.user for t in _corpus.single_turns()}
-    seen |= {t.user for a in "defh" for d in _corpus.dialogs(pattern=f"dev_{a}_*.txt") for t in d.turns}
-    mine = {m for row in SCOPED for m in row} | {m for row in INTRODUCED for m in row}
-    assert not mine & seen
-
-
-async def _play(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
-    sid: str = (await call(ctx, "start_session"))["session_id"]
-    return [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
+    mine = {m for rows in (SCOPED, INTRODUCED, LIFTED, CHANGED_VALUES) for row in rows for m in row} | set(NOT_SCOPE)
+    assert not mine & known_texts("defghi")
 
 
 def test_a_scope_request_is_told_from_a_limit_on_a_quantity_or_a_tool() -> None:
@@ -78,7 +71,7 @@ def test_a_scope_request_is_told_from_a_limit_on_a_quantity_or_a_tool() -> None:
 async def test_a_request_to_keep_to_one_part_of_the_goal_joins_the_mission(
     ctx: Any, call: Any, goal: str, condition: str, fact: str, scope: str
 ) -> None:
-    *_, last = await _play(call, ctx, goal, condition, fact, scope)
+    *_, last = await play(call, ctx, goal, condition, fact, scope)
     parts = sections(last["prompt"])
     # under the goal in the mission, though said as a change and as a question; it replaces nothing
     assert f"  - {scope}" in parts["Mission"] and scope not in parts["Constraints"]
@@ -91,14 +84,14 @@ async def test_after_a_self_introduction_the_first_request_for_help_states_the_g
     ctx: Any, call: Any, intro: str, ask: str
 ) -> None:
     assert st.introduces_self(intro) and st.asks_for_help(ask)
-    _, second = await _play(call, ctx, intro, ask)
+    _, second = await play(call, ctx, intro, ask)
     assert second["classification"]["intent"][0] == "PROBLEM_DEFINITION"
     assert ask in sections(second["prompt"])["Mission"]
 
 
 async def test_a_question_after_a_goal_that_wishes_stays_a_question(ctx: Any, call: Any) -> None:
     # "should I ..." asks for help with a decision, but the goal was stated already
-    _, second = await _play(call, ctx, "I want to repaint the kitchen cabinets.", "Should I sand them or use a primer?")
+    _, second = await play(call, ctx, "I want to repaint the kitchen cabinets.", "Should I sand them or use a primer?")
     assert second["classification"]["intent"] == ["QUESTION"]
     assert "sand them" not in sections(second["prompt"])["Mission"]
 
@@ -123,7 +116,7 @@ def test_a_thing_turned_down_by_name_is_what_is_replaced() -> None:
 
 
 async def test_the_stored_statement_a_rejection_names_is_replaced_and_the_others_stay(ctx: Any, call: Any) -> None:
-    *_, last = await _play(
+    *_, last = await play(
         call,
         ctx,
         "I want to set up a small blog for our hiking club.",
@@ -161,14 +154,14 @@ async def test_a_lifted_condition_replaces_the_one_it_lifts(
     ctx: Any, call: Any, goal: str, limit: str, fact: str, lift: str, gone: str, kept: str
 ) -> None:
     assert nm.REMOVAL.search(f.normalize(lift))
-    *_, last = await _play(call, ctx, goal, limit, fact, lift)
+    *_, last = await play(call, ctx, goal, limit, fact, lift)
     constraints = sections(last["prompt"])["Constraints"]
     assert gone not in constraints and kept in constraints
 
 
 async def test_a_lifted_condition_that_shares_no_word_with_any_stored_one_lifts_nothing(ctx: Any, call: Any) -> None:
     # "price" is not "free": the pair model alone would pick the hours; a lift must name what it lifts
-    *_, last = await _play(call, ctx, *LIFTED[0][:3], "my employer will reimburse courses, so price doesn't matter now")
+    *_, last = await play(call, ctx, *LIFTED[0][:3], "my employer will reimburse courses, so price doesn't matter now")
     assert "5 hours a week" in sections(last["prompt"])["Constraints"]
 
 
@@ -197,14 +190,14 @@ async def test_a_change_of_value_replaces_the_only_statement_with_a_value_of_its
     ctx: Any, call: Any, goal: str, amount: str, when: str, count: str, change: str, old: str
 ) -> None:
     # the model is unsure which statement the new amount sets; only one states an amount
-    *_, last = await _play(call, ctx, goal, amount, when, count, change)
+    *_, last = await play(call, ctx, goal, amount, when, count, change)
     constraints = sections(last["prompt"])["Constraints"]
     assert old not in constraints and change in constraints
     assert when in constraints and count in constraints
 
 
 async def test_a_message_that_only_says_who_the_user_is_is_background_not_the_goal(ctx: Any, call: Any) -> None:
-    intro, first, goal = await _play(
+    intro, first, goal = await play(
         call,
         ctx,
         "Hi! I'm a sous-chef at a hotel restaurant in Leeds.",
@@ -219,7 +212,7 @@ async def test_a_message_that_only_says_who_the_user_is_is_background_not_the_go
     view = await call(ctx, "get_context", session_id=intro["session_id"])
     (background,) = [item for item in view["evolving"] if "sous-chef" in item["text"]]
     assert background["label"] == "UNCLEAR" and "self-introduction" in background["reason"]
-    ja = await _play(
+    ja = await play(
         call, ctx, "はじめまして。市の図書館で司書をしております。", "子ども向けの読書会の企画を考えたいです。"
     )
     assert ja[0]["classification"]["intent"] == ["UNCLEAR"]
@@ -227,7 +220,7 @@ async def test_a_message_that_only_says_who_the_user_is_is_background_not_the_go
 
 
 async def test_an_introduction_that_goes_on_to_the_goal_is_the_goal(ctx: Any, call: Any) -> None:
-    (first,) = await _play(
+    (first,) = await play(
         call,
         ctx,
         "I teach year 4 and our head has put me in charge of the school garden, so I have to sort out what the "
@@ -238,7 +231,7 @@ async def test_an_introduction_that_goes_on_to_the_goal_is_the_goal(ctx: Any, ca
 
 
 async def test_a_question_in_the_goal_message_is_no_condition_a_later_value_can_mask(ctx: Any, call: Any) -> None:
-    *_, last = await _play(
+    *_, last = await play(
         call,
         ctx,
         "Should I offer free delivery? I bake sourdough and sell it through a small website.",
