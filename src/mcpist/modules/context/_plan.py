@@ -332,17 +332,17 @@ def plan_turn(
     given = list(external.intent) if external else None
     if given:
         sentence_roles = external_roles(reading, given, has_goal)
+    elif not has_goal and not any(item.label == "UNCLEAR" for item in items) and _only_introduces(reading):
+        # "I'm a nurse on nights.", 「人事担当の佐藤と申します」 before anything is asked: who the user is, kept
+        # as background the answer respects, and the goal is left to the message that says what they want
+        sentence_roles = ["filler"] * len(reading.sentences)
+        t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
     else:
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)
         wishes = not goals or any(f.states_wish(g.text) for g in goals)
         # the goal so far only says who the user is: the first request for help states it
         intro = bool(goals) and all(st.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
-        if not has_goal and not any(item.label == "UNCLEAR" for item in items) and _only_introduces(reading):
-            # "I'm a nurse on nights.", 「人事担当の佐藤と申します」 before anything is asked: who the user is, kept
-            # as background the answer respects, and the goal is left to the message that says what they want
-            sentence_roles = ["filler"] * len(reading.sentences)
-            t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
