@@ -25,6 +25,7 @@ from ._bus import Bus, DatagramBus, Handler, PostgresBus, bus_path
 from ._registry import Node, NodeRegistry, new_node_id
 from ._routing import FORWARDED_HEADER, SessionRouter, node_of
 from ._scrape import scrape_workers
+from ._trust import ForwardedClient, Keys, Signer
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 """The cluster branch of Alembic revisions, for `mcpist.storage.migrate.upgrade`."""
@@ -36,10 +37,12 @@ __all__ = [
     "MIGRATIONS",
     "Bus",
     "Cluster",
+    "ForwardedClient",
     "Handler",
     "Node",
     "NodeRegistry",
     "SessionRouter",
+    "Signer",
     "bus_path",
     "new_node_id",
     "node_of",
@@ -50,10 +53,12 @@ __all__ = [
 class Cluster:
     """This process as a node: registered while it serves, with a router and a bus."""
 
-    def __init__(self, engine: AsyncEngine, settings: ClusterSettings, node: Node) -> None:
+    def __init__(self, engine: AsyncEngine, settings: ClusterSettings, node: Node, keys: Keys) -> None:
+        """`keys`: the vault's keys, active first; the client of a request passed on is signed with them."""
         self.node = node
         self.registry = NodeRegistry(engine, node, settings.heartbeat_s, settings.node_ttl_s)
-        self.router = SessionRouter(self.registry)
+        self.signer = Signer(keys)
+        self.router = SessionRouter(self.registry, signer=self.signer)
         self.bus: Bus | None
         if engine.dialect.name == "postgresql":
             self.bus = PostgresBus(engine, node.id)

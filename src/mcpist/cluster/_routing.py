@@ -6,7 +6,8 @@ balancer picked. Session ids start with the holding node's id; a request for ano
 is passed to it over its address (a unix socket on this machine, else HTTP) unchanged (the bearer
 token, `Host` and the body as they came), the answer streamed back as it is produced (SSE
 included). The holder authenticates the request again; a node that is gone answers as an expired
-session does (404), so the client opens a new one.
+session does (404), so the client opens a new one. The request keeps its id (`X-Request-Id`: one id in
+both nodes' logs, one header in the answer) and, signed (`_trust`), the client's address and scheme.
 """
 
 from __future__ import annotations
@@ -14,21 +15,29 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import anyio
 import httpx
 from starlette.types import Receive, Scope, Send
 
+from mcpist.observe import current_request_id
+
 from ._registry import NodeRegistry
+
+if TYPE_CHECKING:
+    from ._trust import Signer
 
 logger = logging.getLogger("mcpist.cluster")
 
 __all__ = ["FORWARDED_HEADER", "SessionRouter", "node_of"]
 
 FORWARDED_HEADER = b"x-mcpist-forwarded"
+_REQUEST_ID = b"x-request-id"
 _HOP_BY_HOP = frozenset(
     {b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade", b"proxy-connection"}
 )
+_NOT_RETURNED = _HOP_BY_HOP | {_REQUEST_ID}  # this node's own middleware adds the request id (the same one)
 _NOT_FOUND = json.dumps(
     {"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": "Session not found"}}
 )
@@ -43,8 +52,9 @@ def node_of(session_id: str) -> str | None:
 
 
 class SessionRouter:
-    def __init__(self, registry: NodeRegistry, connect_timeout_s: float = 5.0) -> None:
+    def __init__(self, registry: NodeRegistry, connect_timeout_s: float = 5.0, signer: Signer | None = None) -> None:
         self.registry = registry
+        self.signer = signer
         self.connect_timeout_s = connect_timeout_s
         self._clients: dict[str, httpx.AsyncClient] = {}
 
@@ -60,8 +70,15 @@ class SessionRouter:
             await _not_found(send)
             return
         client = self.client_for(address)
-        forwarded = [(k, v) for k, v in scope["headers"] if k not in _HOP_BY_HOP and k != b"content-length"]
-        forwarded.append((FORWARDED_HEADER, self.registry.node.id.encode()))
+        own = self.registry.node.id
+        dropped = {*_HOP_BY_HOP, b"content-length", _REQUEST_ID}
+        forwarded = [(k, v) for k, v in scope["headers"] if k not in dropped]
+        forwarded.append((FORWARDED_HEADER, own.encode()))
+        request_id = current_request_id()
+        if request_id is not None:
+            forwarded.append((_REQUEST_ID, request_id.encode()))
+        if self.signer is not None:
+            forwarded += self.signer.headers(own, scope)
         body = [chunk async for chunk in _body(receive)]
         query = scope.get("query_string", b"").decode("latin-1")
         url = f"{client.base_url}{scope['path']}" + (f"?{query}" if query else "")
@@ -77,7 +94,7 @@ class SessionRouter:
                 {
                     "type": "http.response.start",
                     "status": response.status_code,
-                    "headers": [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP_BY_HOP],
+                    "headers": [(k, v) for k, v in response.headers.raw if k.lower() not in _NOT_RETURNED],
                 }
             )
             async with anyio.create_task_group() as tg:

@@ -27,10 +27,11 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpist.auth.tokens import TokenStore
-from mcpist.cluster import Cluster, Node
+from mcpist.cluster import Cluster, ForwardedClient, Node
 from mcpist.config import Settings, is_loopback
 from mcpist.errors import ConfigError
 from mcpist.runtime import Runtime
+from mcpist.vault import KeySource
 
 from .bearer import ApiTokenVerifier, caller_from_request
 from .hosts import HostGuard
@@ -143,7 +144,9 @@ def mcp_http(
     return McpHttp(
         routes=routes,
         middleware=[
-            # outermost: a request for another host is refused before anything else looks at it
+            # first, who the client is when another node passed its request on (signed by that node)
+            *([Middleware(ForwardedClient, signer=cluster.signer)] if cluster is not None else []),
+            # a request for another host is refused before anything else looks at it
             Middleware(HostGuard, security=security),
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
         ],
@@ -189,7 +192,13 @@ ELICITATION_COMPLETE = "elicitation_complete"
 
 
 def _join(runtime: Runtime, manager: QuotaSessionManager, node: Node) -> Cluster:
-    cluster = Cluster(runtime.engine, runtime.settings.cluster, node)
+    source = KeySource(runtime.settings.vault, runtime.settings.data_dir)
+
+    def keys() -> list[bytes]:
+        ring = source.keyring()
+        return [ring.get(kid) for kid in sorted(ring.ids, key=lambda kid: kid != ring.active_id)]
+
+    cluster = Cluster(runtime.engine, runtime.settings.cluster, node, keys)
     manager.node_prefix = f"{node.id}-"
     bus = cluster.bus
     if bus is not None:
