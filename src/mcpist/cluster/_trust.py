@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import ipaddress
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -31,6 +32,7 @@ PROOF_HEADER = b"x-mcpist-proof"
 _OWN = frozenset({CLIENT_HEADER, PROOF_HEADER})
 _PURPOSE = b"mcpist cluster: the client of a forwarded request"
 _SCHEMES = frozenset({"http", "https"})
+_WARN_EVERY_S = 60.0  # a client sending the headers on every request must not flood the log
 
 Keys = Callable[[], Sequence[bytes]]
 """The vault keys, the active one first (read again when the key files change)."""
@@ -78,6 +80,7 @@ class ForwardedClient:
     def __init__(self, app: ASGIApp, signer: Signer) -> None:
         self.app = app
         self.signer = signer
+        self._warned = -_WARN_EVERY_S
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and any(name in _OWN for name, _ in scope["headers"]):
@@ -91,7 +94,14 @@ class ForwardedClient:
         node, value, proof = said.get(FORWARDED_HEADER), said.get(CLIENT_HEADER), said.get(PROOF_HEADER)
         parsed = _parse(value) if value is not None else None
         if node is None or parsed is None or proof is None or not self.signer.verify(node, value or "", proof):
-            logger.warning("a request claimed to be passed on by another node without its signature: not believed")
+            now = time.monotonic()
+            if now - self._warned >= _WARN_EVERY_S:
+                self._warned = now
+                logger.warning(
+                    "a request claimed its client without a node's valid signature: not believed "
+                    "(a client sending X-Mcpist-Client, or replicas without the same vault key); "
+                    "said at most once a minute"
+                )
             return
         address, scheme = parsed
         scope["client"] = (address, 0) if address is not None else None
