@@ -119,6 +119,13 @@ _FILLER_WORDS = (
     r"|(?:quick )?(?:bit of )?background(?: first)?|(?:this|it) (?:might|may|will|could) (?:be|get) (?:a bit )?long"
     r"|bear with me|yours (?:faithfully|sincerely|truly)|(?:kind |best |warm )?regards"
     r"|おはよ[ーう]?|おーい|失礼(?:いた)?します|初投稿です|長文失礼します|(?:何卒|なにとぞ)?よろしくお願い(?:いた)?します"
+    # greetings and salutations of any length, asking for a moment, and a header before notes
+    r"|hiya|heya|howdy|yo|greetings|dear [\w.' ]{1,30}"
+    r"|(?:i )?hope (?:this|my) (?:message |e-?mail |note )?finds you well"
+    r"|(?:hey,? )?(?:got|have you got) a (?:sec|second|minute|moment)|quick question|can i ask (?:you )?something"
+    r"|(?:(?:meeting )?(?:notes|minutes)(?: from| of)?|memo)\b[\w' ]{0,40}:?|お世話になります|やっほー?"
+    r"|(?:ちょっと|少し)?(?:相談|質問)(?:いい|いいですか|してもいい(?:ですか)?|があります|があるんですが|あるんだけど)"
+    r"|(?:いま|今)大丈夫(?:ですか)?|\S{0,12}(?:メモ|議事録)(?:です)?"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!?、。\uff01\uff1f~〜ー…w]*)+$", _I)
 _ASK = _cue(
@@ -282,6 +289,7 @@ def _has(pattern: re.Pattern[str], text: str) -> float:
 
 
 _WORDLESS = re.compile(r"^[^\w]*$")
+_SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # arrows, pictographs, emoji: "morning 👋"
 
 
 _THANKS = _cue(
@@ -297,7 +305,7 @@ def is_filler(text: str) -> bool:
     「ありがとうございます、少し落ち着きました」), but not one that also limits or asks for something.
     """
     text = normalize(text)
-    if _FILLER.match(text) or _WORDLESS.match(text):
+    if _FILLER.match(text) or _WORDLESS.match(text) or _FILLER.match(_SYMBOLS.sub("", text).strip()):
         return True
     return (
         len(text) <= 60

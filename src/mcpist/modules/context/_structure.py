@@ -32,11 +32,21 @@ def asks_for_help(text: str) -> bool:
 # "I run a small bike shop", 「人事担当です」「書道教室をやってます」「佐藤と申します」 (not "I'm organizing a
 # bake sale": what the user is doing may be the goal)
 _SELF_INTRO = _cue(
-    r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b[^a-z]*)?(?:(?:ok|so|well),?\s+)*"
+    r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|day))(?: there| all| everyone)?\b[^a-z]*)?"
+    r"(?:(?:ok|so|well),?\s+)*"
     r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
-    r"|i work (?:as|at|in|for)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b)",
+    r"|i work (?:as|at|in|for|with)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b"
+    # a role without its article, as a learner writes it: "I am production engineer in a plant in Poland"
+    r"|(?:i'?m|i am) (?:\w+ ){0,2}(?:engineer|manager|lead|director|officer|nurse|teacher|student|developer"
+    r"|analyst|designer|consultant|coordinator|supervisor|owner|founder|volunteer|member|intern|admin\w*)\b"
+    r"|i (?:volunteer|write|am writing|'m writing) (?:for|with|at|from)\b|i'?ve (?:just )?(?:joined|started at)\b)"
+    # greetings from a place or a team, "<role> here": "hello from Siam Corner", "area manager for a chain here"
+    r"|^(?:hi|hello|hey|hiya|greetings)\b[^a-z]*from\b|^(?:hi|hello|hey|hiya)\b[^a-z]*[\w' ]{3,60}\bhere[^\w]*$",
     r"と申します|と言います|担当(?:です|しております|者です|をしています)"
-    r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて",
+    r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて"
+    # 「製造課の者です」「市民課の職員でございます」「購買部の山本です」「CSのSVやってます」: who, by team and role
+    r"|(?:を|で)(?:している|やっている|やってる)\S{1,8}(?:です|と申します)|の者(?:です|でございます)|職員(?:です|でございます)|(?:部|課|室|係|局|センター|チーム|支店|店)の\S{1,6}(?:です|でございます)[。.!]?$"
+    r"|の\S{1,6}でございます|\S(?:やってます|やってる|やっています|やっております)[。.!]?$",
 )
 
 
