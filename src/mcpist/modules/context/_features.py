@@ -121,7 +121,7 @@ _FILLER_WORDS = (
     r"|おはよ[ーう]?|おーい|失礼(?:いた)?します|初投稿です|長文失礼します|(?:何卒|なにとぞ)?よろしくお願い(?:いた)?します"
     # greetings and salutations of any length, asking for a moment, and a header before notes
     r"|hiya|heya|howdy|yo|greetings|dear [\w.' ]{1,30}"
-    r"|(?:i )?hope (?:this|my) (?:message |e-?mail |note )?finds you well"
+    r"|(?:i )?hope (?:this|my) (?:message |e-?mail |note )?finds you well|(?:i )?hope you can help(?: me)?"
     r"|(?:hey,? )?(?:got|have you got) a (?:sec|second|minute|moment)|quick question|can i ask (?:you )?something"
     r"|(?:(?:meeting )?(?:notes|minutes)(?: from| of)?|memo)\b[\w' ]{0,40}:?|お世話になります|やっほー?"
     r"|(?:ちょっと|少し)?(?:相談|質問)(?:いい|いいですか|してもいい(?:ですか)?|があります|があるんですが|あるんだけど)"
@@ -225,6 +225,8 @@ SETTING_REQUEST = _cue(
 )
 _IMPERATIVE = _cue(
     r"てください|て下さい|でください|でお願い|にして|にしといて|ように|こと[。!\uff01]?\s*$|して[。!\uff01]?\s*$|で[。!\uff01]?\s*$",
+    # a request in the te-form of a verb of making: 「文面を考えて」「表にまとめて」「候補を選んで」
+    r"(?:考え|作っ|書い|まとめ|調べ|選ん|決め|直し|並べ|挙げ)て(?:ほしい|くれ(?:る|ない)?|もらえ\S*)?[。!?\uff01\uff1f]?\s*$",
     r"^(?:please\s+)?(?:use|keep|make|limit|include|avoid|add|send|post|focus|change|move|switch|lower|drop|put|cap|go|let'?s)\b",
 )
 WISH = _cue(
@@ -294,7 +296,7 @@ _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # a
 
 _THANKS = _cue(
     r"\bthanks?\b|\bthank you\b|\bthx\b|\bappreciate (?:it|that|this)\b|ありがと|助かり|助かる|助かった|感謝|参考になり"
-    r"|お礼|恐縮"
+    r"|お礼(?!状)|恐縮"
 )
 
 
@@ -311,7 +313,7 @@ def is_filler(text: str) -> bool:
         len(text) <= 60
         and _THANKS.search(text) is not None
         and not values_of(text)
-        and not any(p.search(text) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE))
+        and not any(p.search(text) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE, _ASK))
     )
 
 
@@ -381,9 +383,25 @@ def narrows_goal(text: str) -> bool:
     if restates_goal(text):
         return True
     t = normalize(text)
-    if not NARROWING.search(t) or NEGATED_WISH.search(t) or any(v.kind != "date" for v in values_of(t)):
+    focus = FOCUS.search(t) is not None
+    if not (focus or NARROWING.search(t)) or NEGATED_WISH.search(t):
         return False
-    return bool(WISH.search(t) or _GOAL_NOUN.search(t))
+    if any(v.kind != "date" for v in values_of(t)):
+        return False
+    # "mostly the long-term career side": what the user cares about most needs no verb of wishing
+    return focus or bool(WISH.search(t) or _GOAL_NOUN.search(t))
+
+
+# what the user cares about most, a stronger word than `NARROWING`'s 「特に」 (which is also "nothing in
+# particular") or "start with"; not a model feature
+FOCUS = _cue(
+    r"一番は|いちばんは|一番の|を中心に|を軸に|に焦点|を重視|に重点",
+    # "mostly" opening the sentence says what matters most; inside it, how things are ("arrivals mostly on
+    # June 14", "I ship mostly to Germany")
+    r"^(?:(?:and|but|so|oh|ok|okay|well|honestly|tbh|really|though),?\s+)*(?:mostly|mainly|primarily)\b",
+    r"\bmain (?:thing|focus|point|priority)\b|\babove all\b|\bmost of all\b",
+    r"\bwhat (?:\w+ ){0,2}cares? (?:most )?about\b|\bfirst and foremost\b",
+)
 
 
 # a wh-word with its subject straight after it opens a clause, not a question (a question puts the verb first:

@@ -376,7 +376,9 @@ def plan_turn(
             # the model weighs the cue words; a replacement below makes it a refinement in any case
             refinement = s.top == "REFINEMENT"
         # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
-        focus = not given and has_goal and (not reading.revision or f.restates_goal(s.text)) and f.narrows_goal(s.text)
+        # (a word of change elsewhere in it, "money's a wash now", does not make "mostly the career side" a change)
+        said = not reading.revision or f.restates_goal(s.text) or f.FOCUS.search(f.normalize(s.text)) is not None
+        focus = not given and has_goal and said and f.narrows_goal(s.text)
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
         if not given and has_goal and st.narrows_scope(s.text):

@@ -208,7 +208,9 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
             # a value makes a wish a condition (「予算は5万円にしたい」), unless it wishes for an outcome
             # (「会議資料に毎週半日かかる」 → 「1時間で終わるようにしたい」)
             valued = any(v.kind != "date" for v in s.values) and not f.wishes_an_outcome(s.text)
-            if out[i] == "statement" and not valued and f.states_wish(s.text) and not f.is_interrogative(s.text):
+            wish = f.states_wish(s.text) and not f.is_interrogative(s.text)
+            # a decision the user is torn on is the goal too: 「学資保険か新NISAかで迷っています」
+            if out[i] == "statement" and not valued and (wish or st.asks_for_help(s.text)):
                 out[i] = "goal"
             elif out[i] == "question" and goal_intro and st.asks_for_help(s.text):
                 out[i] = "goal"  # after "I'm a retired chemistry teacher.": "Can you help me fix my novel?"

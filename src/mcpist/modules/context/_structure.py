@@ -42,7 +42,7 @@ _SELF_INTRO = _cue(
     r"|i (?:volunteer|write|am writing|'m writing) (?:for|with|at|from)\b|i'?ve (?:just )?(?:joined|started at)\b)"
     # greetings from a place or a team, "<role> here": "hello from Siam Corner", "area manager for a chain here"
     r"|^(?:hi|hello|hey|hiya|greetings)\b[^a-z]*from\b|^(?:hi|hello|hey|hiya)\b[^a-z]*[\w' ]{3,60}\bhere[^\w]*$",
-    r"と申します|と言います|担当(?:です|しております|者です|をしています)"
+    r"と申します|と言います|担当(?:です|しております|者です|をしています)|から来ました|の出身です|出身の\S{1,8}です"
     r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて"
     # 「製造課の者です」「市民課の職員でございます」「購買部の山本です」「CSのSVやってます」: who, by team and role
     r"|(?:を|で)(?:している|やっている|やってる)\S{1,8}(?:です|と申します)|の者(?:です|でございます)|職員(?:です|でございます)|(?:部|課|室|係|局|センター|チーム|支店|店)の\S{1,6}(?:です|でございます)[。.!]?$"

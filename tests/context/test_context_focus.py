@@ -1,0 +1,105 @@
+"""Round 13: what matters most joins the mission, and requests the cue words misread. "Mostly the <part>" or
+「…を軸に」 narrows the goal without a verb of wishing (and even beside a word of change meant for something
+else), while "mostly" inside a statement of how things are stays a condition; a thank-you letter is no thanks,
+「…を考えて」 is a request, a decision the user is torn on after some background states the goal. The phrasings
+are written for these tests and are in neither the training data nor the development sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from phrasings import known_texts, play
+
+from mcpist.modules.context import _features as f
+from mcpist.modules.context import _structure as st
+from mcpist.modules.context._synth import sections
+
+pytestmark = pytest.mark.anyio
+
+FOCUSED = [
+    "mostly the part about the kitchen layout",
+    "Mainly the evening routine, mornings are fine.",
+    "and primarily the cover letter, tbh",
+    "that's what the committee cares about: the costs",
+    "操作性を軸に比べたいです",
+    "一番は子どもの安全です",
+]
+NOT_FOCUSED = [
+    "deliveries mostly arrive on Fridays",
+    "We sell mostly to cafes in Bristol.",
+    "特に希望はないです",
+]
+SESSIONS = [
+    (
+        "I need to choose a laptop for my daughter's first year at university.",
+        "Budget is about £700.",
+        "She studies architecture, so some 3D work.",
+        "honestly mostly the battery life, the budget could move a bit now",
+        "mostly the battery life",
+        "Budget is about £700",
+    ),
+    (
+        "町内の防災訓練の計画を立てたいです。",
+        "参加は例年80人くらいです。",
+        "会場は小学校の体育館です。",
+        "今年は高齢の方の避難を中心に考えたいです。",
+        "高齢の方の避難を中心に",
+        "参加は例年80人くらい",
+    ),
+]
+OPENERS = [
+    ("文化祭で協力してくれた保護者へのお礼状の文面を考えて", "対象は12家庭です。", "お礼状の文面"),
+    (
+        "Hello! I hope you can help me.",
+        "I'm torn between renting a stall at the Sunday market or selling online first.",
+        "renting a stall at the Sunday market or selling online",
+    ),
+    (
+        "はじめまして、わたしはネパールから来ました。",
+        "日本で運転免許を取るべきか、国際免許を使い続けるかで迷っています。",
+        "日本で運転免許を取るべきか",
+    ),
+]
+
+
+def test_none_of_these_phrasings_is_training_or_development_data() -> None:
+    mine = {*FOCUSED, *NOT_FOCUSED} | {m for rows in (SESSIONS, OPENERS) for row in rows for m in row}
+    assert not mine & known_texts("defghjl")
+
+
+@pytest.mark.parametrize("text", FOCUSED)
+def test_what_matters_most_narrows_the_goal(text: str) -> None:
+    assert f.narrows_goal(text)
+
+
+@pytest.mark.parametrize("text", NOT_FOCUSED)
+def test_mostly_inside_a_statement_of_how_things_are_does_not(text: str) -> None:
+    assert not f.narrows_goal(text)
+
+
+def test_a_thank_you_letter_is_no_thanks_and_a_te_form_request_is_a_request() -> None:
+    assert not f.is_filler("卒業生へのお礼状を書いて")
+    assert f.is_filler("お礼が遅くなりました、本当にありがとうございました")
+    assert not f.is_filler("Thanks, can you draft it now?")
+    assert f.is_filler("I hope you can help me.")
+    assert st.introduces_self("はじめまして、わたしはネパールから来ました。")
+
+
+@pytest.mark.parametrize(("goal", "first", "second", "focus", "phrase", "kept"), SESSIONS)
+async def test_a_focus_joins_the_mission_and_the_conditions_stay(
+    ctx: Any, call: Any, goal: str, first: str, second: str, focus: str, phrase: str, kept: str
+) -> None:
+    *_, last = await play(call, ctx, goal, first, second, focus)
+    assert last["classification"]["intent"][0] == "REFINEMENT"
+    parts = sections(last["prompt"])
+    assert phrase in parts["Mission"]
+    assert kept in parts["Constraints"]
+
+
+@pytest.mark.parametrize(("opening", "then", "phrase"), OPENERS)
+async def test_the_request_after_an_opening_or_the_request_itself_states_the_goal(
+    ctx: Any, call: Any, opening: str, then: str, phrase: str
+) -> None:
+    first, second = await play(call, ctx, opening, then)
+    assert phrase in sections(second["prompt"])["Mission"], (first["classification"], second["classification"])
