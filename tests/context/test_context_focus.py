@@ -1,7 +1,9 @@
-"""Round 13: what matters most joins the mission, and requests the cue words misread. "Mostly the <part>" or
+"""Rounds 13 and 14: what matters most joins the mission, and requests the cue words misread. "Mostly the <part>" or
 「…を軸に」 narrows the goal without a verb of wishing (and even beside a word of change meant for something
 else), while "mostly" inside a statement of how things are stays a condition; a thank-you letter is no thanks,
-「…を考えて」 is a request, a decision the user is torn on after some background states the goal. The phrasings
+「…を考えて」 is a request, a decision the user is torn on after some background states the goal; a sentence
+built to say what matters most ("the key thing is …", "… is the real headache", "lead with …", 「肝心なのは…」)
+narrows the goal even as a question or with a value, but "we start with 12 volunteers" does not. The phrasings
 are written for these tests and are in neither the training data nor the development sets."""
 
 from __future__ import annotations
@@ -24,6 +26,22 @@ FOCUSED = [
     "that's what the committee cares about: the costs",
     "操作性を軸に比べたいです",
     "一番は子どもの安全です",
+]
+FRAMED = [
+    "the key thing for us is the seating plan",
+    "Parking is the real headache.",
+    "it's all about keeping the costs visible",
+    "lead with the timeline, please",
+    "can you start with the venue?",
+    "Start with the first two chapters in detail",
+    "肝心なのは予算の配分です",
+    "ポイントは移動時間の短縮",
+    "まずは会場探しから",
+]
+NOT_FRAMED = [
+    "we start with 12 volunteers",
+    "it's about 40 minutes by bus",
+    "The meeting should focus on budgets.",
 ]
 NOT_FOCUSED = [
     "deliveries mostly arrive on Fridays",
@@ -48,6 +66,20 @@ SESSIONS = [
         "参加は例年80人くらい",
     ),
 ]
+FRAMED_SESSIONS = [
+    (
+        "We need a communication plan for the office move.",
+        "About 60 staff are affected.",
+        "can we concentrate on the first week after the move?",
+        "concentrate on the first week after the move",
+    ),
+    (
+        "新しい会計ソフトの導入計画を立てたい。",
+        "利用者は経理の5人です。",
+        "肝心なのは月末の締め処理を止めないことです。",
+        "月末の締め処理を止めない",
+    ),
+]
 OPENERS = [
     ("文化祭で協力してくれた保護者へのお礼状の文面を考えて", "対象は12家庭です。", "お礼状の文面"),
     (
@@ -64,13 +96,35 @@ OPENERS = [
 
 
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    mine = {*FOCUSED, *NOT_FOCUSED} | {m for rows in (SESSIONS, OPENERS) for row in rows for m in row}
-    assert not mine & known_texts("defghjl")
+    mine = {*FOCUSED, *NOT_FOCUSED, *FRAMED, *NOT_FRAMED}
+    mine |= {m for rows in (SESSIONS, OPENERS, FRAMED_SESSIONS) for row in rows for m in row}
+    assert not mine & known_texts("defghjln")
 
 
 @pytest.mark.parametrize("text", FOCUSED)
 def test_what_matters_most_narrows_the_goal(text: str) -> None:
     assert f.narrows_goal(text)
+
+
+@pytest.mark.parametrize("text", FRAMED)
+def test_a_sentence_built_to_say_what_matters_most_narrows_the_goal(text: str) -> None:
+    assert f.narrows_goal(text)
+
+
+@pytest.mark.parametrize("text", NOT_FRAMED)
+def test_a_start_a_quantity_or_a_focus_of_something_else_does_not(text: str) -> None:
+    assert not f.narrows_goal(text)
+
+
+@pytest.mark.parametrize(("goal", "fact", "framed", "phrase"), FRAMED_SESSIONS)
+async def test_a_framed_focus_joins_the_mission_even_as_a_question(
+    ctx: Any, call: Any, goal: str, fact: str, framed: str, phrase: str
+) -> None:
+    *_, last = await play(call, ctx, goal, fact, framed)
+    assert last["classification"]["intent"][0] == "REFINEMENT", last["classification"]
+    parts = sections(last["prompt"])
+    assert phrase in parts["Mission"]
+    assert fact.rstrip("。.") in parts["Constraints"]
 
 
 @pytest.mark.parametrize("text", NOT_FOCUSED)

@@ -383,11 +383,13 @@ def narrows_goal(text: str) -> bool:
     if restates_goal(text):
         return True
     t = normalize(text)
-    focus = FOCUS.search(t) is not None
+    framed = FOCUS_FRAME.search(t) is not None
+    focus = framed or FOCUS.search(t) is not None
     if not (focus or NARROWING.search(t)) or NEGATED_WISH.search(t):
         return False
     if any(v.kind != "date" for v in values_of(t)):
-        return False
+        # "start with the first four weeks": the frame says what the user wants done first, value and all
+        return framed
     # "mostly the long-term career side": what the user cares about most needs no verb of wishing
     return focus or bool(WISH.search(t) or _GOAL_NOUN.search(t))
 
@@ -402,6 +404,33 @@ FOCUS = _cue(
     r"\bmain (?:thing|focus|point|priority)\b|\babove all\b|\bmost of all\b",
     r"\bwhat (?:\w+ ){0,2}cares? (?:most )?about\b|\bfirst and foremost\b",
 )
+# the sentence is built to say what matters most: "the priority is the stall layout", "weekend coverage is the
+# real headache", "it's all about staying in his own house", "lead with the rollback plan", "centre it on …",
+# 「大事なのは雨の日の段取り」「ポイントは冬場の寒さ対策」「結局知りたいのは…」「まずは初日の内容から」. Grammar, not
+# topic words; not a model feature
+FOCUS_FRAME = _cue(
+    r"(?:大事|大切|重要|肝心|肝|問題|課題|ネック|一番の悩み|気がかり)なのは|(?:ポイント|鍵|カギ|焦点|重点|キモ|肝)は"
+    r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}から",
+    r"\b(?:the )?(?:(?:top |main |real |big |key )?priority|crux|core of it|heart of it|key thing"
+    r"|important (?:thing|part|bit)|real (?:issue|problem|headache|question|worry))"
+    r"(?: here| for (?:me|us|him|her|them))? is\b",
+    r"\bis the (?:real |main |big |biggest |key )?(?:priority|crux|core of it|heart of it|headache|bit that matters"
+    r"|part that matters|thing that matters)\b",
+    # (not "about" a quantity: "it's about 60 square metres")
+    r"\bit'?s (?:all |really |mostly |mainly |honestly )?about (?![\d$£€¥~]|(?:a|an|one|two|three|four|five|six|seven"
+    r"|eight|nine|ten|twenty|fifty|a hundred|half|twice|the same)\b)",
+    # asked for (opening the sentence, or after "let's", "can you" …), not "we start with 20 people"
+    r"^(?:(?:ok|okay|so|and|but|please|pls|then|maybe|let'?s|can you|could you|can we|could we|i'?d like you to),?\s+)*"
+    r"(?:lead|start|open|begin|kick off) with\b|\bcent(?:re|er) (?:it |this |that |the \w+ )?on\b"
+    r"|^(?:(?:ok|okay|so|and|but|please|pls|then|maybe|let'?s|can you|could you|can we|could we),?\s+)*"
+    r"(?:focus|concentrate) on\b|\bprioriti[sz]e\b",
+)
+
+
+def focuses(text: str) -> bool:
+    """A focus word or frame in it (`FOCUS`, `FOCUS_FRAME`)."""
+    t = normalize(text)
+    return FOCUS.search(t) is not None or FOCUS_FRAME.search(t) is not None
 
 
 # a wh-word with its subject straight after it opens a clause, not a question (a question puts the verb first:

@@ -377,7 +377,7 @@ def plan_turn(
             refinement = s.top == "REFINEMENT"
         # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
         # (a word of change elsewhere in it, "money's a wash now", does not make "mostly the career side" a change)
-        said = not reading.revision or f.restates_goal(s.text) or f.FOCUS.search(f.normalize(s.text)) is not None
+        said = not reading.revision or f.restates_goal(s.text) or f.focuses(s.text)
         focus = not given and has_goal and said and f.narrows_goal(s.text)
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)

@@ -186,7 +186,11 @@ def roles(
     out = _roles(reading, has_goal, goal_strength, goal_wishes, goal_intro)
     if not has_goal:
         return out
-    scoped = [r != "filler" and st.narrows_scope(s.text) for s, r in zip(reading.sentences, out, strict=True)]
+    # "lead with the rollback plan", 「大事なのは雨の日の段取り」: a frame that says what matters most, too
+    scoped = [
+        r != "filler" and (st.narrows_scope(s.text) or f.FOCUS_FRAME.search(f.normalize(s.text)) is not None)
+        for s, r in zip(reading.sentences, out, strict=True)
+    ]
     return ["statement" if scope else r for scope, r in zip(scoped, out, strict=True)]
 
 
