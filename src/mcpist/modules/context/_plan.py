@@ -31,8 +31,7 @@ from ._text import detect_language
 
 REPLACE = 0.5  # same-attribute probability from which a new statement replaces a stored one
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
-CLEAR = 0.2  # below the bars, a new value replaces the one candidate it sets with this probability ...
-CLEAR_MARGIN = 3.0  # ... when that is this many times the next candidate's, and they share a kind of value
+CLEAR_MARGIN = 3.0  # a lifted condition's candidate must rank this many times above the next
 KIN = 0.05  # a change of value replaces the only statement with a value of its kind from this
 LIFTED = 0.1  # a lifted condition ("no limit on pages") replaces the candidate it sets with this, by the margin above
 ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
@@ -197,14 +196,9 @@ class _Turn:
             kin = [(old, p) for old, p in scored if self.shares_kind(s, old, strict=True)]
             if len(kin) == 1 and kin[0][1] >= KIN:
                 best = kin[0]
-        if best is None and s.values and scored:
-            # a new value and one stored statement the model sets far above every other: "75 gal" after
-            # "40 gal", 「50名ほどになりそう」 after 「30名ほどです」 (no word of change needed)
-            ranked = sorted(scored, key=lambda pair: -pair[1])
-            top, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
-            clear = top >= CLEAR and top >= CLEAR_MARGIN * second and self.shares_kind(s, ranked[0][0])
-            if clear and (topic is None or self.same_topic(topic, ranked[0][0])):
-                best = ranked[0]
+        # no word of change and below REPLACE: a new fact ("1 team leader per 15 temps" beside "120 temps"),
+        # not a replacement; a lower bar for a value the model ranks far above the others (0.2, 3x the next)
+        # lost 34 first labels and 22 prompts on the 412 development dialogs of eight authors (round 15)
         return best
 
     def shares_kind(self, s: Sentence, item: Item, strict: bool = False) -> bool:
