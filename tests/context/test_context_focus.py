@@ -37,11 +37,16 @@ FRAMED = [
     "肝心なのは予算の配分です",
     "ポイントは移動時間の短縮",
     "まずは会場探しから",
+    "Could the report lead with the survey results?",
+    "まずは最初の2週間の献立だけ考えたい",
+    "新人研修は3日目の実習を中心に組みたい",
 ]
 NOT_FRAMED = [
     "we start with 12 volunteers",
     "it's about 40 minutes by bus",
     "The meeting should focus on budgets.",
+    "we can start with 12 volunteers",
+    "最初の2週間は忙しい",
 ]
 NOT_FOCUSED = [
     "deliveries mostly arrive on Fridays",

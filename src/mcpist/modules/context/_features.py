@@ -397,7 +397,7 @@ def narrows_goal(text: str) -> bool:
 # what the user cares about most, a stronger word than `NARROWING`'s 「特に」 (which is also "nothing in
 # particular") or "start with"; not a model feature
 FOCUS = _cue(
-    r"一番は|いちばんは|一番の|を中心に|を軸に|に焦点|を重視|に重点",
+    r"一番は|いちばんは|一番の",
     # "mostly" opening the sentence says what matters most; inside it, how things are ("arrivals mostly on
     # June 14", "I ship mostly to Germany")
     r"^(?:(?:and|but|so|oh|ok|okay|well|honestly|tbh|really|though),?\s+)*(?:mostly|mainly|primarily)\b",
@@ -410,7 +410,7 @@ FOCUS = _cue(
 # topic words; not a model feature
 FOCUS_FRAME = _cue(
     r"(?:大事|大切|重要|肝心|肝|問題|課題|ネック|一番の悩み|気がかり)なのは|(?:ポイント|鍵|カギ|焦点|重点|キモ|肝)は"
-    r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}から",
+    r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}(?:から|だけ)|を中心に|を軸に|に焦点を|を重視|に重点を",
     r"\b(?:the )?(?:(?:top |main |real |big |key )?priority|crux|core of it|heart of it|key thing"
     r"|important (?:thing|part|bit)|real (?:issue|problem|headache|question|worry))"
     r"(?: here| for (?:me|us|him|her|them))? is\b",
@@ -422,6 +422,7 @@ FOCUS_FRAME = _cue(
     # asked for (opening the sentence, or after "let's", "can you" …), not "we start with 20 people"
     r"^(?:(?:ok|okay|so|and|but|please|pls|then|maybe|let'?s|can you|could you|can we|could we|i'?d like you to),?\s+)*"
     r"(?:lead|start|open|begin|kick off) with\b|\bcent(?:re|er) (?:it |this |that |the \w+ )?on\b"
+    r"|^(?:could|can|should|would)\s+(?:\w+\s+){0,3}(?:lead|start|open|begin) with\b"
     r"|^(?:(?:ok|okay|so|and|but|please|pls|then|maybe|let'?s|can you|could you|can we|could we),?\s+)*"
     r"(?:focus|concentrate) on\b|\bprioriti[sz]e\b",
 )
