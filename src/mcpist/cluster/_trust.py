@@ -6,8 +6,8 @@ the holder of the session only sees that node. So the passing node says them in 
 from the vault's master key (replicas share it already, to read the same secrets). The holder believes
 the header only when the signature is right, under its active key or one it still accepts after a
 rotation, and removes both headers before anything else reads the request: a client that sends them
-itself changes nothing. What it changes: the client address the access log, the sign-in limits and
-the traces see, and whether the request came over https.
+itself changes nothing. What it changes: the client address and scheme the holder's app and access log
+see (uvicorn's access log reads the same scope), not the passing node's.
 """
 
 from __future__ import annotations
