@@ -20,7 +20,7 @@ from mcpist.modules.context._values import mask_replaced, values_of
 
 def test_the_development_sets_are_bilingual_and_never_trained_on() -> None:
     dev = _corpus.dialogs(pattern="dev_*.txt")
-    assert {_corpus.author(d.source) for d in dev} == {"d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"}
+    assert {_corpus.author(d.source) for d in dev} == {"d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"}
     trained = {text for text, _ in _train.training_set().turns}
     for name, minimum in (
         ("d", 50),
@@ -34,6 +34,7 @@ def test_the_development_sets_are_bilingual_and_never_trained_on() -> None:
         ("l", 50),
         ("m", 50),
         ("n", 60),
+        ("o", 50),
     ):
         dialogs = [d for d in dev if _corpus.author(d.source) == name]
         assert len(dialogs) >= minimum, name

@@ -1,7 +1,9 @@
-"""Round 12: what comes before the goal. A greeting with an emoji, a salutation, "got a sec?", a header
+"""Rounds 12 and 17: what comes before the goal. A greeting with an emoji, a salutation, "got a sec?", a header
 before notes and an introduction by team, role or place ("I am site engineer at ...", 「経理課の者です」,
 "hello from the front desk") are not the goal: the message that says what the user wants is. The phrasings
-are written for these tests and are in neither the training data nor the development sets."""
+are written for these tests and are in neither the training data nor the development sets. Someone else's wish
+("my nephew wants to be a pilot", 「妹が「留学したい」って言ってて」) is background, so the user's own wish after it
+states the goal; a closing with the name under it is filler."""
 
 from __future__ import annotations
 
@@ -28,6 +30,19 @@ FILLERS = [
     "ちょっと質問いいですか\uff1f",
     "今大丈夫ですか",
     "先週の定例の議事録です",
+    "Kind regards,\nPriya Nair",
+    "Best, Jonas",
+    "夜分遅くに失礼します。",
+]
+THIRD_PARTY = [
+    "my nephew wants to be a pilot these days",
+    "Our neighbour is lovely but she wants the fence painted green.",
+    "妹が「留学したい」って言ってて",
+]
+ASKED_OF_ME = ["my manager needs me to cut the report to two pages", "I want a calmer morning routine"]
+THEIR_WISH_THEN_MINE = [  # a decision joins a goal that only gave background (a wish would start a new one anyway)
+    ("my nephew wants to be a pilot these days", "Torn between a model kit and a trial flight."),
+    ("妹が「留学したい」って言ってて", "語学学校か交換留学かで迷ってます。"),
 ]
 NOT_FILLERS = [
     "evening classes only 🌙",
@@ -35,6 +50,7 @@ NOT_FILLERS = [
     "memo: budget is 5k",
     "議事録を要約したい",
     "hey, the venue is booked for the 9th 👍",
+    "Best price wins",
 ]
 INTRODUCTIONS = [
     "Hello, I am site engineer for a bridge builder near Gdansk.",
@@ -74,8 +90,9 @@ OPENED = [
 
 
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    mine = {*FILLERS, *NOT_FILLERS, *INTRODUCTIONS, *NOT_INTRODUCTIONS} | {m for row in OPENED for m in row}
-    assert not mine & known_texts("defghijk")
+    mine = {*FILLERS, *NOT_FILLERS, *INTRODUCTIONS, *NOT_INTRODUCTIONS, *THIRD_PARTY, *ASKED_OF_ME}
+    mine |= {m for rows in (OPENED, THEIR_WISH_THEN_MINE) for row in rows for m in row}
+    assert not mine & known_texts("defghijklmno")
 
 
 @pytest.mark.parametrize("text", FILLERS)
@@ -109,3 +126,29 @@ async def test_the_message_after_the_opening_states_the_goal(
     assert goal.rstrip("。.") in parts["Mission"]
     assert opening.splitlines()[0] not in parts["Mission"]
     assert fact.rstrip("。.") in parts["Constraints"]
+
+
+def test_a_choice_between_two_is_a_decision() -> None:
+    assert st.asks_for_help("Can't decide between the blue one or the green one")
+    assert st.asks_for_help("引っ越し先を駅近か郊外かで悩んでいます")
+    assert not st.asks_for_help("We picked the blue one.")
+
+
+@pytest.mark.parametrize("text", THIRD_PARTY)
+def test_someone_elses_wish_is_no_wish_of_the_user(text: str) -> None:
+    assert not f.states_wish(text)
+
+
+@pytest.mark.parametrize("text", ASKED_OF_ME)
+def test_a_wish_asked_of_the_user_or_their_own_is_one(text: str) -> None:
+    assert f.states_wish(text)
+
+
+@pytest.mark.parametrize(("theirs", "mine"), THEIR_WISH_THEN_MINE)
+async def test_after_someone_elses_wish_the_users_own_states_the_goal(
+    ctx: Any, call: Any, theirs: str, mine: str
+) -> None:
+    _, second = await play(call, ctx, theirs, mine)
+    assert second["classification"]["intent"][0] == "PROBLEM_DEFINITION", second["classification"]
+    assert mine.rstrip("。.") in sections(second["prompt"])["Mission"]
+    assert st.asks_for_help(mine)

@@ -124,6 +124,10 @@ _FILLER_WORDS = (
     r"|(?:i )?hope (?:this|my) (?:message |e-?mail |note )?finds you well|(?:i )?hope you can help(?: me)?"
     r"|(?:hey,? )?(?:got|have you got) a (?:sec|second|minute|moment)|quick question|can i ask (?:you )?something"
     r"|(?:(?:meeting )?(?:notes|minutes)(?: from| of)?|memo)\b[\w' ]{0,40}:?|お世話になります|やっほー?"
+    # a closing with the name under it; 「夜分に失礼します」「突然のご相談、失礼いたします」
+    r"|(?:(?:yours (?:faithfully|sincerely|truly)|(?:kind |best |warm )?regards|many thanks),?|best,)"
+    r"\s*[A-Za-z][\w .'-]{0,40}"
+    r"|(?:夜分(?:遅く)?に|突然の(?:ご連絡|ご相談|メール)?、?)失礼(?:いた)?します"
     r"|(?:ちょっと|少し)?(?:相談|質問)(?:いい|いいですか|してもいい(?:ですか)?|があります|があるんですが|あるんだけど)"
     r"|(?:いま|今)大丈夫(?:ですか)?|\S{0,12}(?:メモ|議事録)(?:です)?"
 )
@@ -335,7 +339,18 @@ def states_wish(text: str) -> bool:
     t = normalize(text)
     if NEGATED_WISH.search(t):
         return False
+    # someone else's wish is background ("my niece wants to be a designer", 「娘が「もっと弾きたい」って言ってて」),
+    # unless it is asked of the user ("my supervisor needs me to …")
+    t = THIRD_PARTY_WISH.sub(" ", t)
     return any(p.search(t) for p in (WISH, _GOAL_NOUN, _ASK, INFO_REQUEST)) or is_interrogative(t)
+
+
+THIRD_PARTY_WISH = re.compile(
+    r"\b(?:he|she|they|(?:my|his|her|their|the) (?:\w+ ){0,2}\w+)\s+(?:\w+\s+)?"
+    r"(?:wants?|wanted|needs?|would like|'d like|keeps? (?:asking|saying))\b(?!\s+(?:me|us)\b)"
+    r"|たい[!」』\s]*(?:って|と)(?:ずっと|いつも|毎日)?\s*(?:言|いっ|ゆ)",
+    re.IGNORECASE,
+)
 
 
 # the user says what the goal really is, in other words or more narrowly: "the point is to ...", "what I

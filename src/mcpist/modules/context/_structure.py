@@ -14,7 +14,8 @@ from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_inte
 # "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
 _DECISION = _cue(
     r"\bshould (?:i|we)\b|\b(?:is it|would it be) (?:better|worth)\b|\bwhich (?:is|would be) better\b",
-    r"べきか|どっちがいい|どちらがいい|どちらが良い|か迷って|か悩んで|か悩んでい",
+    r"\btorn between\b|\bcan'?t decide\b|\b(?:deciding|choose|choosing|pick|picking|decide) between\b",
+    r"べきか|どっちがいい|どちらがいい|どちらが良い|か(?:で|を)?迷って|か(?:で|を)?悩んで",
 )
 
 
