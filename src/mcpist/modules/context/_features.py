@@ -392,9 +392,10 @@ def restates_goal(text: str) -> bool:
 
 def narrows_goal(text: str) -> bool:
     """What the user wants most, a narrower goal that joins the mission beside the first one: 「一番見たいのは
-    土星の輪」, 「特に終着駅の情景を作りこみたい」, "mostly I want to interview older residents". A value makes
-    it a condition ("mainly under $500"), a wish turned down a constraint; a sentence that says what the goal
-    is (`restates_goal`) keeps its values."""
+    土星の輪」, 「特に終着駅の情景を作りこみたい」, "mostly I want to interview older residents", "mostly the
+    career side" (`FOCUS`), "lead with the rollback plan", 「肝心なのは資金繰り」 (`FOCUS_FRAME`). A value makes it
+    a condition ("mainly under $500") except in a frame ("start with the first four weeks"), a wish turned down
+    a constraint; a sentence that says what the goal is (`restates_goal`) keeps its values."""
     if restates_goal(text):
         return True
     t = normalize(text)
