@@ -5,17 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from mcpist.modules.context import _corpus, _train
-from mcpist.modules.context._features import (
-    is_filler,
-    is_interrogative,
-    narrows_goal,
-    restates_goal,
-    states_wish,
-    wishes_an_outcome,
-)
+from mcpist.modules.context._features import is_filler, is_interrogative
 from mcpist.modules.context._reading import sentences_of
 from mcpist.modules.context._text import detect_language
 from mcpist.modules.context._values import mask_replaced, values_of
+from mcpist.modules.context._wants import narrows_goal, restates_goal, states_wish, wishes_an_outcome
 
 
 def test_the_development_sets_are_bilingual_and_never_trained_on() -> None:

@@ -15,6 +15,7 @@ from phrasings import known_texts, play
 
 from mcpist.modules.context import _features as f
 from mcpist.modules.context import _structure as st
+from mcpist.modules.context import _wants as w
 from mcpist.modules.context._synth import sections
 
 pytestmark = pytest.mark.anyio
@@ -108,17 +109,17 @@ def test_none_of_these_phrasings_is_training_or_development_data() -> None:
 
 @pytest.mark.parametrize("text", FOCUSED)
 def test_what_matters_most_narrows_the_goal(text: str) -> None:
-    assert f.narrows_goal(text)
+    assert w.narrows_goal(text)
 
 
 @pytest.mark.parametrize("text", FRAMED)
 def test_a_sentence_built_to_say_what_matters_most_narrows_the_goal(text: str) -> None:
-    assert f.narrows_goal(text)
+    assert w.narrows_goal(text)
 
 
 @pytest.mark.parametrize("text", NOT_FRAMED)
 def test_a_start_a_quantity_or_a_focus_of_something_else_does_not(text: str) -> None:
-    assert not f.narrows_goal(text)
+    assert not w.narrows_goal(text)
 
 
 @pytest.mark.parametrize(("goal", "fact", "framed", "phrase"), FRAMED_SESSIONS)
@@ -134,7 +135,7 @@ async def test_a_framed_focus_joins_the_mission_even_as_a_question(
 
 @pytest.mark.parametrize("text", NOT_FOCUSED)
 def test_mostly_inside_a_statement_of_how_things_are_does_not(text: str) -> None:
-    assert not f.narrows_goal(text)
+    assert not w.narrows_goal(text)
 
 
 def test_a_thank_you_letter_is_no_thanks_and_a_te_form_request_is_a_request() -> None:

@@ -14,6 +14,7 @@ from phrasings import known_texts, play
 
 from mcpist.modules.context import _features as f
 from mcpist.modules.context import _structure as st
+from mcpist.modules.context import _wants as w
 from mcpist.modules.context._synth import sections
 
 pytestmark = pytest.mark.anyio
@@ -51,6 +52,7 @@ NOT_FILLERS = [
     "議事録を要約したい",
     "hey, the venue is booked for the 9th 👍",
     "Best price wins",
+    "minutes of the last meeting say we have 500 pounds",
 ]
 INTRODUCTIONS = [
     "Hello, I am site engineer for a bridge builder near Gdansk.",
@@ -136,12 +138,12 @@ def test_a_choice_between_two_is_a_decision() -> None:
 
 @pytest.mark.parametrize("text", THIRD_PARTY)
 def test_someone_elses_wish_is_no_wish_of_the_user(text: str) -> None:
-    assert not f.states_wish(text)
+    assert not w.states_wish(text)
 
 
 @pytest.mark.parametrize("text", ASKED_OF_ME)
 def test_a_wish_asked_of_the_user_or_their_own_is_one(text: str) -> None:
-    assert f.states_wish(text)
+    assert w.states_wish(text)
 
 
 @pytest.mark.parametrize(("theirs", "mine"), THEIR_WISH_THEN_MINE)

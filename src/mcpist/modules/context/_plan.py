@@ -23,6 +23,7 @@ from . import _features as f
 from . import _naming as nm
 from . import _structure as st
 from . import _tfidf
+from . import _wants as w
 from ._intent import Label, Side, Vector, Weights
 from ._model import Exchange, Item, Kind, Store, Tier
 from ._reading import Reading, Role, Sentence, external_roles, roles
@@ -333,7 +334,7 @@ def plan_turn(
         t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
     else:
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)
-        wishes = not goals or any(f.states_wish(g.text) for g in goals)
+        wishes = not goals or any(w.states_wish(g.text) for g in goals)
         # the goal so far only says who the user is: the first request for help states it
         intro = bool(goals) and all(st.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
@@ -371,8 +372,8 @@ def plan_turn(
             refinement = s.top == "REFINEMENT"
         # 「一番見たいのは土星の輪」: a narrower goal joins the mission under the goal, replacing nothing
         # (a word of change elsewhere in it, "money's a wash now", does not make "mostly the career side" a change)
-        said = not reading.revision or f.restates_goal(s.text) or f.focuses(s.text)
-        focus = not given and has_goal and said and f.narrows_goal(s.text)
+        said = not reading.revision or w.restates_goal(s.text) or w.focuses(s.text)
+        focus = not given and has_goal and said and w.narrows_goal(s.text)
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
         if not given and has_goal and st.narrows_scope(s.text):

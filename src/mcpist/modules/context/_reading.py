@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _features as f
 from . import _structure as st
+from . import _wants as w
 from ._intent import Label, Vector, Weights
 from ._text import Language, content_words, split_sentences
 
@@ -188,7 +189,7 @@ def roles(
         return out
     # "lead with the rollback plan", 「大事なのは雨の日の段取り」: a frame that says what matters most, too
     scoped = [
-        r != "filler" and (st.narrows_scope(s.text) or f.FOCUS_FRAME.search(f.normalize(s.text)) is not None)
+        r != "filler" and (st.narrows_scope(s.text) or w.FOCUS_FRAME.search(f.normalize(s.text)) is not None)
         for s, r in zip(reading.sentences, out, strict=True)
     ]
     return ["statement" if scope else r for scope, r in zip(scoped, out, strict=True)]
@@ -211,8 +212,8 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         for i, s in enumerate(reading.sentences):
             # a value makes a wish a condition (「予算は5万円にしたい」), unless it wishes for an outcome
             # (「会議資料に毎週半日かかる」 → 「1時間で終わるようにしたい」)
-            valued = any(v.kind != "date" for v in s.values) and not f.wishes_an_outcome(s.text)
-            wish = f.states_wish(s.text) and not f.is_interrogative(s.text)
+            valued = any(v.kind != "date" for v in s.values) and not w.wishes_an_outcome(s.text)
+            wish = w.states_wish(s.text) and not f.is_interrogative(s.text)
             # a decision the user is torn on is the goal too: 「学資保険か新NISAかで迷っています」
             if out[i] == "statement" and not valued and (wish or st.asks_for_help(s.text)):
                 out[i] = "goal"
@@ -221,7 +222,7 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         if "goal" in out:
             # "mostly I want to interview older residents": a narrower goal stays under the goal, as below
             return [
-                "statement" if r == "goal" and f.narrows_goal(s.text) and not reading.revision else r
+                "statement" if r == "goal" and w.narrows_goal(s.text) and not reading.revision else r
                 for s, r in zip(reading.sentences, out, strict=True)
             ]
     weak = goal_strength < WEAK_GOAL
@@ -231,7 +232,7 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         first = _first_roles(reading, out)
         # 「主にお年寄りに話を聞く番組にしたい」 still narrows the goal: the plan keeps it under the goal
         return [
-            "statement" if r == "goal" and f.narrows_goal(s.text) else r
+            "statement" if r == "goal" and w.narrows_goal(s.text) else r
             for s, r in zip(reading.sentences, first, strict=True)
         ]
     for i, s in enumerate(reading.sentences):
@@ -242,7 +243,7 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
         if out[i] != "goal":
             continue
-        if f.narrows_goal(s.text) and (not reading.revision or f.restates_goal(s.text)):
+        if w.narrows_goal(s.text) and (not reading.revision or w.restates_goal(s.text)):
             out[i] = "statement"  # a narrower goal: the plan keeps it under the goal, in the mission
             continue
         # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also need to get

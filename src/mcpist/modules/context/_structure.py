@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_interrogative, normalize, states_wish
+from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_interrogative, normalize
+from ._wants import states_wish
 
 # a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
 # "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
