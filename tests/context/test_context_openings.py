@@ -67,6 +67,7 @@ INTRODUCTIONS = [
     "保育園で栄養士をしている森です。",
 ]
 NOT_INTRODUCTIONS = [
+    "I'm a designer, my client wants a new logo for her bakery.",
     "I am stuck on the wiring of the headlight.",
     "Hi there, I need help planning a trip",
     "I am looking for a cheaper phone plan.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_interrogative, normalize
-from ._wants import states_wish
+from ._wants import THIRD_PARTY_WISH, states_wish
 
 # a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
 # "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
@@ -55,7 +55,9 @@ _SELF_INTRO = _cue(
 def introduces_self(text: str) -> bool:
     """Whether a message says who the user is and nothing they want or ask (either makes it the goal)."""
     t = normalize(text)
-    return bool(_SELF_INTRO.search(t)) and not states_wish(t) and not is_interrogative(t)
+    # someone else's wish counts here: "I'm a designer, my client wants a new logo" is the task, not who asks
+    wishes = states_wish(t) or THIRD_PARTY_WISH.search(t) is not None
+    return bool(_SELF_INTRO.search(t)) and not wishes and not is_interrogative(t)
 
 
 def content_len(text: str) -> int:
