@@ -76,6 +76,7 @@ async def holder_at(path: Path, keys: list[bytes]) -> AsyncIterator[Holder]:
 def passing_node(holder_path: Path, keys: list[bytes]) -> tuple[Any, SessionRouter]:
     """The node that took the client's connection: its app passes every request to the holder."""
     registry = Registry(Node("aaaaaaaaaaaa", "unix:/nowhere"), {"bbbbbbbbbbbb": f"unix:{holder_path}"})
+    # the stub stands for NodeRegistry, which needs a database: only `node` and `address_of` are used
     router = SessionRouter(registry, signer=Signer(lambda: keys))  # type: ignore[arg-type]
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -84,22 +85,32 @@ def passing_node(holder_path: Path, keys: list[bytes]) -> tuple[Any, SessionRout
     return RequestIdMiddleware(app), router
 
 
-async def send_through(app: Any, headers: dict[str, str], client: tuple[str, int], scheme: str) -> httpx.Response:
-    transport = httpx.ASGITransport(app=app, client=client)
-    async with httpx.AsyncClient(transport=transport, base_url=f"{scheme}://mcp.example") as http:
-        return await http.post("/mcp", headers=headers, content=b"{}")
+async def forwarded(
+    tmp_path: Path,
+    holder_keys: list[bytes],
+    node_keys: list[bytes],
+    headers: dict[str, str],
+    client: tuple[str, int],
+    scheme: str,
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
+    """A client's request through the passing node (signing with `node_keys`) to the holder (believing
+    `holder_keys`): the answer the client got and what reached the holder's app."""
+    path = tmp_path / "holder.sock"
+    async with holder_at(path, holder_keys) as holder:
+        app, router = passing_node(path, node_keys)
+        try:
+            transport = httpx.ASGITransport(app=app, client=client)
+            async with httpx.AsyncClient(transport=transport, base_url=f"{scheme}://mcp.example") as http:
+                response = await http.post("/mcp", headers=headers, content=b"{}")
+        finally:
+            await router.aclose()
+    return response, holder.seen
 
 
 async def test_the_holder_sees_the_clients_address_scheme_and_request_id(tmp_path: Path) -> None:
-    path = tmp_path / "holder.sock"
-    async with holder_at(path, [KEY]) as holder:
-        app, router = passing_node(path, [KEY])
-        try:
-            response = await send_through(app, {"Mcp-Session-Id": "bbbbbbbbbbbb-x"}, ("203.0.113.7", 50123), "https")
-        finally:
-            await router.aclose()
+    headers = {"Mcp-Session-Id": "bbbbbbbbbbbb-x"}
+    response, (seen,) = await forwarded(tmp_path, [KEY], [KEY], headers, ("203.0.113.7", 50123), "https")
     assert response.status_code == 200 and response.text == "held"
-    (seen,) = holder.seen
     assert seen["client"] == ("203.0.113.7", 0)
     assert seen["scheme"] == "https"
     # the signing headers are gone before the app reads the request
@@ -109,38 +120,21 @@ async def test_the_holder_sees_the_clients_address_scheme_and_request_id(tmp_pat
 
 
 async def test_a_request_id_the_client_sent_is_the_one_both_nodes_use(tmp_path: Path) -> None:
-    path = tmp_path / "holder.sock"
-    async with holder_at(path, [KEY]) as holder:
-        app, router = passing_node(path, [KEY])
-        try:
-            response = await send_through(app, {"X-Request-Id": "client-chosen-1"}, ("198.51.100.2", 1), "http")
-        finally:
-            await router.aclose()
-    assert holder.seen[0]["headers"][b"x-request-id"] == b"client-chosen-1"
+    headers = {"X-Request-Id": "client-chosen-1"}
+    response, (seen,) = await forwarded(tmp_path, [KEY], [KEY], headers, ("198.51.100.2", 1), "http")
+    assert seen["headers"][b"x-request-id"] == b"client-chosen-1"
     assert response.headers.get_list("x-request-id") == ["client-chosen-1"]
 
 
 async def test_a_node_signing_with_another_key_is_not_believed(tmp_path: Path) -> None:
-    path = tmp_path / "holder.sock"
-    async with holder_at(path, [KEY]) as holder:
-        app, router = passing_node(path, [OTHER_KEY])
-        try:
-            await send_through(app, {}, ("203.0.113.7", 50123), "https")
-        finally:
-            await router.aclose()
-    (seen,) = holder.seen
+    _, (seen,) = await forwarded(tmp_path, [KEY], [OTHER_KEY], {}, ("203.0.113.7", 50123), "https")
     assert seen["client"] != ("203.0.113.7", 0) and seen["scheme"] == "http"
 
 
 async def test_a_key_retired_by_a_rotation_is_still_believed(tmp_path: Path) -> None:
-    path = tmp_path / "holder.sock"
-    async with holder_at(path, [OTHER_KEY, KEY]) as holder:  # the holder rotated: KEY is retired
-        app, router = passing_node(path, [KEY])
-        try:
-            await send_through(app, {}, ("2001:db8::5", 1), "https")
-        finally:
-            await router.aclose()
-    assert holder.seen[0]["client"] == ("2001:db8::5", 0)
+    # the holder rotated: KEY is retired
+    _, (seen,) = await forwarded(tmp_path, [OTHER_KEY, KEY], [KEY], {}, ("2001:db8::5", 1), "https")
+    assert seen["client"] == ("2001:db8::5", 0)
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ _REQUEST_ID = b"x-request-id"
 _HOP_BY_HOP = frozenset(
     {b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade", b"proxy-connection"}
 )
+_NOT_FORWARDED = _HOP_BY_HOP | {b"content-length", _REQUEST_ID}  # the holder gets this node's request id
 _NOT_RETURNED = _HOP_BY_HOP | {_REQUEST_ID}  # this node's own middleware adds the request id (the same one)
 _NOT_FOUND = json.dumps(
     {"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": "Session not found"}}
@@ -71,8 +72,7 @@ class SessionRouter:
             return
         client = self.client_for(address)
         own = self.registry.node.id
-        dropped = {*_HOP_BY_HOP, b"content-length", _REQUEST_ID}
-        forwarded = [(k, v) for k, v in scope["headers"] if k not in dropped]
+        forwarded = [(k, v) for k, v in scope["headers"] if k not in _NOT_FORWARDED]
         forwarded.append((FORWARDED_HEADER, own.encode()))
         request_id = current_request_id()
         if request_id is not None:

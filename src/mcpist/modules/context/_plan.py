@@ -32,7 +32,7 @@ from ._text import detect_language
 
 REPLACE = 0.5  # same-attribute probability from which a new statement replaces a stored one
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
-CLEAR_MARGIN = 3.0  # a lifted condition's candidate must rank this many times above the next
+LIFTED_MARGIN = 3.0  # a lifted condition's candidate must rank this many times above the next
 KIN = 0.05  # a change of value replaces the only statement with a value of its kind from this
 LIFTED = 0.1  # a lifted condition ("no limit on pages") replaces the candidate it sets with this, by the margin above
 ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
@@ -187,7 +187,7 @@ class _Turn:
             ranked = sorted(scored, key=lambda pair: -pair[1])
             second = ranked[1][1] if len(ranked) > 1 else 0.0
             shared = terms & frozenset(ranked[0][0].terms)  # 「文字数の制限はなし」 lifts 「文字数は400字以内」
-            if ranked[0][1] >= LIFTED and ranked[0][1] >= CLEAR_MARGIN * second and shared:
+            if ranked[0][1] >= LIFTED and ranked[0][1] >= LIFTED_MARGIN * second and shared:
                 best = ranked[0]
         if best is None and named and revises and len(scored) == 1:
             best = scored[0]  # the one stored statement that names what is replaced or turned down
