@@ -15,14 +15,14 @@ import logging
 import math
 import uuid
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import anyio
 from mcp.server import Server
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, AuthorizationContext
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, AuthorizationContext, authorization_context
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
@@ -37,6 +37,7 @@ from mcpist.config import LimitsSettings
 from mcpist.errors import ResourceExhausted
 from mcpist.observe import metrics
 
+from .direct import DirectReplies
 from .replies import SessionTraits, buffer_body, choose_json, decode, reply_as_json
 
 __all__ = ["QuotaSessionManager", "SessionQuotaApp"]
@@ -70,6 +71,27 @@ class ReplyingTransport(StreamableHTTPServerTransport):
         reply_as_json.set(False)
         async with super().connect() as streams:
             yield streams
+
+    @contextmanager
+    def in_flight(self) -> Iterator[bool]:
+        """Hold the session while one of its requests runs outside this transport (`direct`), as
+        `handle_request` holds it for its own: no idle expiry meanwhile. Yields False when the session
+        has ended or is ending (this transport answers those)."""
+        idle = self.idle_scope
+        if self.is_terminated or (idle is not None and idle.cancel_called):
+            yield False
+            return
+        if idle is None or self._idle_timeout is None:
+            yield True
+            return
+        self._requests_in_flight += 1
+        idle.deadline = math.inf
+        try:
+            yield True
+        finally:
+            self._requests_in_flight -= 1
+            if not self._requests_in_flight:
+                idle.deadline = anyio.current_time() + self._idle_timeout
 
 
 def _owner(client_id: str | None, subject: str | None) -> Owner | None:
@@ -105,6 +127,7 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         self._open: Counter[str] = Counter()
         self._opening: Counter[str] = Counter()
         """Sessions being opened right now (admitted by `SessionQuotaApp`, not yet by the SDK)."""
+        self.direct = DirectReplies(app, security_settings, lambda session_id: session_id in self._server_instances)
 
     @property
     def json_response(self) -> bool:
@@ -117,6 +140,18 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
     def traits(self, session_id: str) -> SessionTraits | None:
         transport = self._server_instances.get(session_id)
         return transport.traits if isinstance(transport, ReplyingTransport) else None
+
+    async def answer_directly(self, session_id: str, message: Any, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer a request of a session this process holds without the session's tasks (`direct`);
+        False, having sent nothing, when the SDK answers it (its 404 for another credential included)."""
+        transport = self._server_instances.get(session_id)
+        if not isinstance(transport, ReplyingTransport):
+            return False
+        user = scope.get("user")
+        requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
+        if requestor != self._session_owners.get(session_id):
+            return False
+        return await self.direct.answer(session_id, message, transport.in_flight, scope, receive, send)
 
     def open_sessions(self, key: str) -> int:
         return self._open[key]
@@ -203,6 +238,7 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
 
     async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         self._forget(session_id)
+        self.direct.forget(session_id)
         await super()._discard_session(session_id, transport)
         metrics.sessions_open.set(len(self._server_instances))
 
@@ -233,7 +269,14 @@ class SessionQuotaApp:
         if session_id is not None:
             self.manager.touch(session_id)
         if scope["method"] == "POST":
-            receive = await self._choose_reply(scope, receive, session_id, version)
+            receive, message = await self._choose_reply(scope, receive, session_id, version)
+            if session_id is not None and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS):
+                self.manager.direct.cancelled(session_id, message)
+                answered = reply_as_json.get() and await self.manager.answer_directly(
+                    session_id, message, scope, receive, send
+                )
+                if answered:
+                    return
         if not opens or owner is None:
             await _answer(self.manager, scope, receive, send)
             return
@@ -251,8 +294,9 @@ class SessionQuotaApp:
 
     async def _choose_reply(
         self, scope: Scope, receive: Receive, session_id: str | None, version: str | None
-    ) -> Receive:
-        """Read the (bounded) body to decide JSON or SSE for its answer; the SDK reads it again after."""
+    ) -> tuple[Receive, Any]:
+        """Read the (bounded) body to decide JSON or SSE for its answer; the SDK reads it again after.
+        Returns the `receive` that replays it and the decoded body."""
         body, receive = await buffer_body(receive, self.manager.max_request_body_size)
         message = decode(body)
         modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
@@ -266,7 +310,7 @@ class SessionQuotaApp:
             traits = SessionTraits()
             traits.opened_by(message)
         reply_as_json.set(choose_json(message, modern, traits))
-        return receive
+        return receive, message
 
 
 class _Once:
