@@ -14,7 +14,7 @@ from mcpist.modules.context._wants import narrows_goal, restates_goal, states_wi
 
 def test_the_development_sets_are_bilingual_and_never_trained_on() -> None:
     dev = _corpus.dialogs(pattern="dev_*.txt")
-    assert {_corpus.author(d.source) for d in dev} == {"d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"}
+    assert {_corpus.author(d.source) for d in dev} == {"d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q"}
     trained = {text for text, _ in _train.training_set().turns}
     for name, minimum in (
         ("d", 50),
@@ -29,6 +29,8 @@ def test_the_development_sets_are_bilingual_and_never_trained_on() -> None:
         ("m", 50),
         ("n", 60),
         ("o", 50),
+        ("p", 50),
+        ("q", 50),
     ):
         dialogs = [d for d in dev if _corpus.author(d.source) == name]
         assert len(dialogs) >= minimum, name
