@@ -69,6 +69,7 @@ ADDITIVE = _cue(
 )
 # an explicit addition adds, whatever else it says ("On second thought, add Osaka as well")
 ADDS = _cue(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
+_LEADING_ADD = re.compile(r"^(?:(?:oh|and|plus|ok)[,\s]+)*(?:also|additionally|in addition)\b", _I)
 _CLAUSE = re.compile(r"[,;、:]|\s(?:but|and|so|because)\s|けど|ので|から(?=[、,])")
 
 
@@ -78,6 +79,8 @@ def adds(text: str) -> bool:
     t = normalize(text)
     if not ADDS.search(t):
         return False
+    if _LEADING_ADD.match(t):
+        return True  # "Also whatever they get, £1 goes into the savings jar": the whole sentence is added
     clauses = [c for c in _CLAUSE.split(t) if c.strip()]
     valued = [c for c in clauses if values_of(c)]
     return any(ADDS.search(c) for c in valued) if valued else True
@@ -302,7 +305,7 @@ _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # a
 
 _THANKS = _cue(
     r"\bthanks?\b|\bthank you\b|\bthx\b|\bappreciate (?:it|that|this)\b|ありがと|助かり|助かる|助かった|感謝|参考になり"
-    r"|お礼(?!状)|恐縮"
+    r"|お礼(?!状)|恐縮(?!(?:です|でございます)?(?:が|けど|けれど|ながら))"  # 「恐縮ですが…」 cushions a request
 )
 
 
@@ -353,7 +356,17 @@ def is_interrogative(text: str) -> bool:
         return True
     if is_indirect_question(text):
         return True
+    text = _LEAD_IN.sub("", text)  # "btw what does APR mean", "wait what's the difference between …"
     return bool(_EN_Q_START.search(text) and not text.endswith(".") and not _FREE_RELATIVE.match(text))
+
+
+# words that lead into a question without being part of it (not "actually" or "also": they lead into
+# changes and additions as often)
+_LEAD_IN = re.compile(
+    r"^(?:(?:btw|by the way|so|ok(?:ay)?|oh|hm+|wait|sorry|um+|anyway|quick q(?:uestion)?|random q(?:uestion)?)"
+    r"[,:!.]*\s+)+",
+    _I,
+)
 
 
 def cue(pattern: re.Pattern[str], text: str) -> str | None:

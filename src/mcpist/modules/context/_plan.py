@@ -325,6 +325,7 @@ def plan_turn(
     goals = store.goals()
     has_goal = bool(goals)
     given = list(external.intent) if external else None
+    asks_after_background = False
     if given:
         sentence_roles = external_roles(reading, given, has_goal)
     elif not has_goal and not any(item.label == "UNCLEAR" for item in items) and _only_introduces(reading):
@@ -332,12 +333,19 @@ def plan_turn(
         # as background the answer respects, and the goal is left to the message that says what they want
         sentence_roles = ["filler"] * len(reading.sentences)
         t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
+    elif not has_goal and st.asks_about_assistant(reading.message):
+        # "can you read spreadsheets?", 「日本語で大丈夫ですか」 before the task: nothing to keep yet, and the
+        # goal is left to the message that states the task
+        sentence_roles = ["filler"] * len(reading.sentences)
     else:
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)
         wishes = not goals or any(w.states_wish(g.text) for g in goals)
         # the goal so far only says who the user is: the first request for help states it
         intro = bool(goals) and all(st.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
+        # a question that joins background ("how do I train for a via ferrata?") is asked first; after an
+        # introduction a request for help states the goal ("Can you help me figure out a wiring plan?")
+        asks_after_background = has_goal and not wishes and not intro
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)
@@ -421,7 +429,8 @@ def plan_turn(
         plan.classification = external
     else:
         plan.classification = Classification(
-            intent=_labels(by_role, refined_any, has_goal), reason=why.join(language, reasons)
+            intent=_labels(by_role, refined_any, has_goal, asks_after_background),
+            reason=why.join(language, reasons),
         )
 
     labels = set(plan.classification.intent)
@@ -462,7 +471,9 @@ def _goal_strength(t: _Turn, goal: Item) -> float:
     return t.weights.intent(vector, f.features(goal.text, language))["PROBLEM_DEFINITION"]
 
 
-def _labels(by_role: dict[Role, list[Sentence]], refined: bool, has_goal: bool) -> list[Label]:
+def _labels(
+    by_role: dict[Role, list[Sentence]], refined: bool, has_goal: bool, asked_first: bool = False
+) -> list[Label]:
     goal, statements, questions = by_role["goal"], by_role["statement"], by_role["question"]
     asks = bool(questions) or any(s.interrogative for s in goal)
     out: list[Label] = []
@@ -474,6 +485,9 @@ def _labels(by_role: dict[Role, list[Sentence]], refined: bool, has_goal: bool) 
         out.append("PROBLEM_DEFINITION")
     if asks and len(out) < 2:
         out.append("QUESTION")
+    if asked_first and goal and all(s.interrogative for s in goal) and "QUESTION" in out:
+        out.remove("QUESTION")
+        out.insert(0, "QUESTION")
     return out[:2] or ["UNCLEAR"]
 
 

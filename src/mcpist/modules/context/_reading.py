@@ -43,6 +43,7 @@ SURE_GOAL = 0.8  # after the goal, a sentence joins the mission when the model i
 NEW_GOAL = 0.65  # ... or this sure and it says the user wants something (「…したい」, "I also want ...")
 WEAK_GOAL = 0.5  # a stored goal the model reads as one below this is small talk taken for the goal: then
 AFTER_WEAK_WISH = 0.3  # a sentence it reads as a goal, or a wish from this probability, joins the mission
+ASKED_AFTER_BACKGROUND = 20  # letters (a kanji counts two): a question this long after background joins the goal
 SMALL_TALK = 0.7  # first message: a sentence read as small talk with this probability does not state the goal
 CONTENT_WORDS = 3  # ... nor one read as small talk below it with fewer content words, unless a goal is its next reading
 
@@ -204,6 +205,8 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
     (「最近肩こりがひどくて」), the first wish that sets no value is the goal it led to and joins it.
     `goal_intro` says that the stored goal only introduces the user (a long introduction; a short one is
     kept as background instead): then the first request for help joins it as well, even as a question.
+    After background the first question that names something ("how do i resize a jumper pattern for a
+    kid?", 「船のアジ釣りって何を持っていけばいい」) joins it too: it asks what the user came for.
     """
     out = [_model_role(s, reading) for s in reading.sentences]
     if not has_goal:
@@ -217,7 +220,9 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
             # a decision the user is torn on is the goal too: 「学資保険か新NISAかで迷っています」
             if out[i] == "statement" and not valued and (wish or st.asks_for_help(s.text)):
                 out[i] = "goal"
-            elif out[i] == "question" and goal_intro and st.asks_for_help(s.text):
+            elif out[i] == "question" and (
+                (goal_intro and st.asks_for_help(s.text)) or st.content_len(s.text) >= ASKED_AFTER_BACKGROUND
+            ):
                 out[i] = "goal"  # after "I'm a retired chemistry teacher.": "Can you help me fix my novel?"
         if "goal" in out:
             # "mostly I want to interview older residents": a narrower goal stays under the goal, as below
@@ -241,6 +246,8 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         wish = f.WISH.search(text) is not None and not f.NEGATED_WISH.search(text)
         if weak and out[i] == "statement" and wish and p >= AFTER_WEAK_WISH and not reading.revision:
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
+        if out[i] in ("question", "statement") and w.opens_separate_request(s.text) and not reading.revision:
+            out[i] = "goal"  # "Separately, could you also draft three interview questions?": a second goal
         if out[i] != "goal":
             continue
         if w.narrows_goal(s.text) and (not reading.revision or w.restates_goal(s.text)):

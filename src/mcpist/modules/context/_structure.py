@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, _cue, is_interrogative, normalize
+from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, WISH, _cue, is_interrogative, normalize, values_of
 from ._wants import THIRD_PARTY_WISH, states_wish
 
 # a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
@@ -98,3 +98,33 @@ def narrows_scope(text: str) -> bool:
     if _COUNTED_EN.search(t) or _COUNTED_JA.search(t):
         return False
     return bool(_SCOPE_EN.search(t) or _SCOPE_JA.search(t))
+
+
+# a question about the assistant before any task: what it can do, or whether the user may ask ("can you read
+# spreadsheets?", "do you know much about web hosting?", "are you able to help with academic matters, or only
+# general questions?", 「日本語で大丈夫ですか」「お金の話してもええ」「ちょっと聞いてくれる」); a request
+# for the task itself ("can you help me write a cover letter?", 「議事録をまとめてくれる」) is the goal
+_ABOUT_ASSISTANT = _cue(
+    r"^(?:(?:quick q(?:uestion)?|hi|hey|hello|so|ok|um+)\b[,!.:]?\s*)*"
+    r"(?:do (?:you|u) know (?:much|anything|a lot|a thing)(?: at all)? about\b"
+    r"|(?:are|r) (?:you|u) (?:able|allowed) to (?:help|talk|answer|give|discuss|deal)\b"
+    r"|(?:can|could|do) (?:you|u) (?:read|see|open|handle|understand|speak|process|access|view|work with)"
+    r" (?!my\b|our\b|this\b|these\b|that\b|the\b|it\b|me\b)[\w-]+"
+    r"(?: (?:files?|docs?|documents?|images?|photos?|code|data))?"
+    r"\s*(?:[?,]|$)"
+    r"|(?:can|could) (?:you|u) (?:give|offer) (?:advice|tips|help) (?:on|about|with) [\w -]{1,30} or is (?:that|it)\b"
+    r"|is (?:it|this) (?:ok|okay|alright|fine) (?:if i|to) (?:ask|talk)\b|can i ask (?:you )?about\b)",
+    r"^(?:\S{0,6}[、,]\s*)?(?:(?:日本語|英語)で(?:も)?(?:大丈夫|いい|OK|ok|平気)"
+    r"|\S{0,12}(?:話|相談|質問)(?:を)?(?:して|し)?も(?:いい|ええ|大丈夫|よろし)"
+    r"|\S{0,12}(?:聞いて|きいて)(?:も)?(?:いい|ええ|もらえ|くれ)"
+    r"|\S{0,12}(?:相談|質問)(?:って|は|とか|も)?(?:でき|乗って|乗れ|受け付け))",
+)
+
+
+def asks_about_assistant(text: str) -> bool:
+    """Whether a short message only asks what the assistant can do or whether the user may ask (see
+    `_ABOUT_ASSISTANT`): not yet the task, which the next message states."""
+    t = normalize(text).strip()
+    if content_len(t) > 70 or WISH.search(t) or values_of(t) or not _ABOUT_ASSISTANT.search(t):
+        return False
+    return is_interrogative(t) or t.endswith("?")  # NFKC made a full-width mark ASCII

@@ -137,3 +137,21 @@ def focuses(text: str) -> bool:
     """A focus word or frame in it (`FOCUS`, `FOCUS_FRAME`)."""
     t = normalize(text)
     return FOCUS.search(t) is not None or FOCUS_FRAME.search(t) is not None
+
+
+# a separate matter, said to be one: "Separately, could you also draft …", 「あと別件なのですが、…もお願い
+# できますでしょうか」 (not "one more thing" or 「ついでに」, which as often add a condition to the same work)
+_SEPARATE = _cue(
+    r"別件|それとは別に|話(?:は|が)?変わ(?:る|り|って)",
+    r"\bseparately\b|\bunrelated\b|\bon a (?:different|separate) note\b|\b(?:different|separate) (?:topic|matter)\b",
+)
+_ASKS_TO_DO = _cue(
+    r"お願い|いただけ|頂け|もらえ|くれ(?:る|ない|ます)|ください|下さい|(?:作っ|書い|考え|まとめ|調べ)て",
+    r"\b(?:could|can|would|will) you\b|\bplease\b|\b(?:i'd|i would) like you to\b",
+)
+
+
+def opens_separate_request(text: str) -> bool:
+    """Whether a sentence asks for something and says it is a separate matter: a second goal, even as a question."""
+    t = normalize(text)
+    return _SEPARATE.search(t) is not None and _ASKS_TO_DO.search(t) is not None and not NEGATED_WISH.search(t)
