@@ -48,12 +48,29 @@ ABOUT_ASSISTANT = [
     "英語で大丈夫\uff1f",
     "ちょっと仕事の話してもいい\uff1f",
     "車の相談ってできますか\uff1f",
+    "前置きが長くなりますが、ご相談に乗っていただけますか。",
+    "hey, first time trying this app",
+    "Hello there, I hope my English is good enough.",
+    "Morning. My son installed this for me, so bear with me.",
+    "初めて質問します。",
+    "ちょっと相談に乗ってもらえますか\uff1f",
+    "こんばんは。娘に教わって使っています。",
 ]
+THANKED = [
+    "ありがとうございます\uff01さっそくやってみます",
+    "神\uff01ありがと〜",
+    "とても勉強になりました。ありがとうございました。",
+    "さんきゅー\uff01",
+    "thank u!! you're a star",
+]
+SIGNED = ["Thanks in advance,\nPriyanka", "Warm regards,\nMs. Ito", "Cheers,\nDan O'Neil"]
 TASKS_AS_QUESTIONS = [
     "can you help me write a toast for my brother's wedding?",
     "Can you read my cover letter and tighten it?",
     "この見積書をチェックしてくれる\uff1f",
     "家計の相談ってできますか\uff1f来月までに見直したい",
+    "first time running a 10k, I need a training plan",
+    "Bear with me: the budget is 3,000 euros.",
 ]
 ASKED_FIRST = [
     (
@@ -78,9 +95,9 @@ AFTER_BACKGROUND = [
 
 
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    mine = {*NOT_SEPARATE, *ABOUT_ASSISTANT, *TASKS_AS_QUESTIONS}
+    mine = {*NOT_SEPARATE, *ABOUT_ASSISTANT, *TASKS_AS_QUESTIONS, *SIGNED, *THANKED}
     mine |= {m for rows in (SECOND_REQUESTS, ASKED_FIRST, AFTER_BACKGROUND) for row in rows for m in row}
-    assert not mine & known_texts("defghijklmnopq")
+    assert not mine & known_texts("defghijklmnopqrs")
 
 
 @pytest.mark.parametrize(("goal", "fact", "second"), SECOND_REQUESTS)
@@ -106,13 +123,13 @@ def test_a_cushion_before_a_request_is_no_thanks() -> None:
 
 
 @pytest.mark.parametrize("text", ABOUT_ASSISTANT)
-def test_a_question_about_the_assistant_is_not_yet_the_task(text: str) -> None:
-    assert st.asks_about_assistant(text)
+def test_a_question_about_the_assistant_or_a_remark_on_the_conversation_is_not_yet_the_task(text: str) -> None:
+    assert st.only_about_the_conversation(text)
 
 
 @pytest.mark.parametrize("text", TASKS_AS_QUESTIONS)
 def test_a_task_asked_of_the_assistant_is_the_task(text: str) -> None:
-    assert not st.asks_about_assistant(text)
+    assert not st.only_about_the_conversation(text)
 
 
 @pytest.mark.parametrize(("about", "goal"), ASKED_FIRST)
@@ -146,3 +163,31 @@ def test_a_word_that_leads_into_a_question_keeps_it_a_question(text: str) -> Non
 def test_a_sentence_that_opens_with_also_adds_whatever_its_clauses() -> None:
     assert f.adds("Also whoever drives, £5 goes to the petrol kitty each week")
     assert not f.adds("make it 40 euros, I forgot I also need to pay for parking")
+
+
+@pytest.mark.parametrize("closing", SIGNED)
+async def test_the_name_under_a_closing_is_filler(ctx: Any, call: Any, closing: str) -> None:
+    _, second = await play(call, ctx, "I need a seating plan for the gala dinner.", closing)
+    assert second["classification"]["intent"] == ["UNCLEAR"], second["classification"]
+    assert not second["stored_as"], second
+
+
+def test_what_matters_most_is_a_frame() -> None:
+    assert w.FOCUS_FRAME.search(f.normalize("for us most important is the opening night"))
+    assert w.FOCUS_FRAME.search(f.normalize("what matters most to me is the cost per head"))
+
+
+@pytest.mark.parametrize("thanks", THANKED)
+async def test_a_short_reaction_beside_thanks_is_filler(ctx: Any, call: Any, thanks: str) -> None:
+    _, second = await play(call, ctx, "プレゼンの構成を考えたいです。", thanks)
+    assert second["classification"]["intent"] == ["UNCLEAR"], second["classification"]
+    assert not second["stored_as"], second
+
+
+def test_a_change_beside_thanks_is_still_a_change() -> None:
+    assert not f.sets_nothing("会場はオンラインになりました")
+    assert not f.sets_nothing("Use Python 3 only.")
+
+
+def test_where_someone_comes_from_introduces_them() -> None:
+    assert st.introduces_self("はじめまして。タイから来たソムチャイです。")

@@ -304,7 +304,8 @@ _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # a
 
 
 _THANKS = _cue(
-    r"\bthanks?\b|\bthank you\b|\bthx\b|\bappreciate (?:it|that|this)\b|ありがと|助かり|助かる|助かった|感謝|参考になり"
+    r"\bthanks?\b|\bthank (?:you|u)\b|\bthx\b|\btysm\b|\bappreciate (?:it|that|this)\b"
+    r"|さんきゅ|サンキュ|ありがと|助かり|助かる|助かった|感謝|参考になり"
     r"|お礼(?!状)|恐縮(?!(?:です|でございます)?(?:が|けど|けれど|ながら))"  # 「恐縮ですが…」 cushions a request
 )
 
@@ -318,12 +319,24 @@ def is_filler(text: str) -> bool:
     text = normalize(text)
     if _FILLER.match(text) or _WORDLESS.match(text) or _FILLER.match(_SYMBOLS.sub("", text).strip()):
         return True
-    return (
-        len(text) <= 60
-        and _THANKS.search(text) is not None
-        and not values_of(text)
-        and not any(p.search(text) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE, _ASK))
+    return len(text) <= 60 and _THANKS.search(text) is not None and sets_nothing(text)
+
+
+# how the user feels after an answer: 「参考になりました」「気持ちが楽になりました」 (no change of anything)
+_FEELING = re.compile(r"(?:参考|勉強|楽|気が楽|安心|元気)に(?:なり|なっ)")
+
+
+def sets_nothing(text: str) -> bool:
+    """No value, limit, negation, obligation, request, question or change: a reaction ("that already
+    helps", 「がんばります」, 「少し気持ちが楽になりました」)."""
+    t = _FEELING.sub(" ", normalize(text))
+    return not values_of(t) and not any(
+        p.search(t) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE, _ASK)
     )
+
+
+def thanks(text: str) -> bool:
+    return _THANKS.search(normalize(text)) is not None
 
 
 def is_wordless(text: str) -> bool:

@@ -333,9 +333,9 @@ def plan_turn(
         # as background the answer respects, and the goal is left to the message that says what they want
         sentence_roles = ["filler"] * len(reading.sentences)
         t.make("evolving", "constraint", reading.message.strip(), "UNCLEAR", why.introduction(language))
-    elif not has_goal and st.asks_about_assistant(reading.message):
-        # "can you read spreadsheets?", 「日本語で大丈夫ですか」 before the task: nothing to keep yet, and the
-        # goal is left to the message that states the task
+    elif not has_goal and st.only_about_the_conversation(reading.message):
+        # "can you read spreadsheets?", 「日本語で大丈夫ですか」, "first time using this, bear with me" before
+        # the task: nothing to keep yet, and the goal is left to the message that states the task
         sentence_roles = ["filler"] * len(reading.sentences)
     else:
         strength = max((_goal_strength(t, g) for g in goals), default=1.0)

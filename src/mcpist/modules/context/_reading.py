@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -43,6 +43,7 @@ SURE_GOAL = 0.8  # after the goal, a sentence joins the mission when the model i
 NEW_GOAL = 0.65  # ... or this sure and it says the user wants something (「…したい」, "I also want ...")
 WEAK_GOAL = 0.5  # a stored goal the model reads as one below this is small talk taken for the goal: then
 AFTER_WEAK_WISH = 0.3  # a sentence it reads as a goal, or a wish from this probability, joins the mission
+THANKS_BESIDE = 24  # letters (a kanji counts two): a sentence this short that sets nothing is part of thanks beside it
 ASKED_AFTER_BACKGROUND = 20  # letters (a kanji counts two): a question this long after background joins the goal
 SMALL_TALK = 0.7  # first message: a sentence read as small talk with this probability does not state the goal
 CONTENT_WORDS = 3  # ... nor one read as small talk below it with fewer content words, unless a goal is its next reading
@@ -102,11 +103,19 @@ def texts_to_embed(message: str, language: Language) -> list[str]:
     return out
 
 
+_SIGNATURE = re.compile(
+    r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'.-]*){0,3}$"
+    r"|[\u4e00-\u9fff\u30a0-\u30ff]{1,6}$"
+)
+
+
 def read(message: str, language: Language, vectors: Mapping[str, Vector], weights: Weights) -> Reading:
     """`vectors` must hold every text of `texts_to_embed(message, language)`."""
-    sentences = []
+    sentences: list[Sentence] = []
     for text in sentences_of(message):
         values = f.values_of(text)
+        # the name under a closing ("Thanks in advance,\nOwen", "Kind regards,\nDr. Helen Price") signs it
+        signed = bool(sentences) and sentences[-1].filler and _SIGNATURE.match(text.strip()) is not None
         sentences.append(
             Sentence(
                 text=text,
@@ -115,9 +124,17 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
                 values=values,
                 probs=weights.intent(vectors[text], f.features(text, language)),
                 interrogative=f.is_interrogative(text),
-                filler=f.is_filler(text),
+                filler=signed or f.is_filler(text),
             )
         )
+    if any(s.filler and f.thanks(s.text) for s in sentences):
+        # a short reaction beside thanks is part of them: 「ありがとうございます、がんばります」, 「天才、ありがと〜」
+        sentences = [
+            replace(s, filler=True)
+            if not s.filler and st.content_len(s.text) <= THANKS_BESIDE and f.sets_nothing(s.text)
+            else s
+            for s in sentences
+        ]
     return Reading(
         message=message,
         language=language,

@@ -44,7 +44,7 @@ _SELF_INTRO = _cue(
     r"|i (?:volunteer|write|am writing|'m writing) (?:for|with|at|from)\b|i'?ve (?:just )?(?:joined|started at)\b)"
     # greetings from a place or a team, "<role> here": "hello from Siam Corner", "area manager for a chain here"
     r"|^(?:hi|hello|hey|hiya|greetings)\b[^a-z]*from\b|^(?:hi|hello|hey|hiya)\b[^a-z]*[\w' ]{3,60}\bhere[^\w]*$",
-    r"と申します|と言います|担当(?:です|しております|者です|をしています)|から来ました|の出身です|出身の\S{1,8}です"
+    r"と申します|と言います|担当(?:です|しております|者です|をしています)|から来ました|から来た\S{1,8}です|の出身です|出身の\S{1,8}です"
     r"|(?:を|で)(?:しています|しております|やってます|やっています|営んでおります|営んでいます)|を運営して|に勤めて|で働いて"
     # 「製造課の者です」「市民課の職員でございます」「購買部の山本です」「CSのSVやってます」: who, by team and role
     r"|(?:を|で)(?:している|やっている|やってる)\S{1,8}(?:です|と申します)|の者(?:です|でございます)|職員(?:です|でございます)|(?:部|課|室|係|局|センター|チーム|支店|店)の\S{1,6}(?:です|でございます)[。.!]?$"
@@ -117,14 +117,35 @@ _ABOUT_ASSISTANT = _cue(
     r"^(?:\S{0,6}[、,]\s*)?(?:(?:日本語|英語)で(?:も)?(?:大丈夫|いい|OK|ok|平気)"
     r"|\S{0,12}(?:話|相談|質問)(?:を)?(?:して|し)?も(?:いい|ええ|大丈夫|よろし)"
     r"|\S{0,12}(?:聞いて|きいて)(?:も)?(?:いい|ええ|もらえ|くれ)"
-    r"|\S{0,12}(?:相談|質問)(?:って|は|とか|も)?(?:でき|乗って|乗れ|受け付け))",
+    r"|\S{0,12}(?:相談|質問)(?:って|は|とか|も|に)?(?:でき|乗って|乗れ|受け付け))",
 )
 
 
-def asks_about_assistant(text: str) -> bool:
-    """Whether a short message only asks what the assistant can do or whether the user may ask (see
-    `_ABOUT_ASSISTANT`): not yet the task, which the next message states."""
+# a remark about the conversation itself before any task: "hi, first time using this thing", "I hope my
+# English is okay", "It's been a rough month, so bear with me", 「初めて利用します」「長くなりますが」
+_ABOUT_CONVERSATION = _cue(
+    r"\bfirst time (?:using|trying|on|here|asking|doing this|writing)\b|\bhope my (?:english|japanese|writing) is\b"
+    r"|\b(?:sorry|excuse) (?:for|about) my (?:english|bad english|typos|spelling)\b|\bmy english (?:is not|isn'?t)\b"
+    r"|\bbear with me\b|\bplease be patient\b|\bset this up for me\b"
+    r"|\b(?:this|it)(?:'s| is)? (?:going to|gonna|might|may|will) (?:be|get)"
+    r" (?:a bit |a little |rather |quite )?long\b",
+    r"初めて(?:の)?(?:利用|使|質問|相談|投稿)|長く(?:なりますが|なるけど|なっちゃうけど|なってすみません)"
+    r"|(?:孫|息子|娘|家族|子ども|子供)に(?:教わって|教えてもらって|設定してもらって|入れてもらって)"
+    r"|日本語(?:が|は)?(?:下手|変|おかしい)|(?:うまく|上手く)(?:説明|伝え)(?:でき|られ)(?:ない|るか)",
+)
+
+
+def only_about_the_conversation(text: str) -> bool:
+    """Whether a short message before the task only asks what the assistant can do or whether the user may
+    ask (`_ABOUT_ASSISTANT`), or remarks on the conversation itself (`_ABOUT_CONVERSATION`): not yet the
+    task, which a later message states."""
     t = normalize(text).strip()
-    if content_len(t) > 70 or WISH.search(t) or values_of(t) or not _ABOUT_ASSISTANT.search(t):
+    if content_len(t) > 90 or values_of(t):
         return False
-    return is_interrogative(t) or t.endswith("?")  # NFKC made a full-width mark ASCII
+    remark = _ABOUT_CONVERSATION.search(t) is not None
+    if WISH.search(_ABOUT_CONVERSATION.sub(" ", t)):  # "I hope my English is okay" wishes nothing of the task
+        return False
+    if remark:
+        return True
+    asks = is_interrogative(t) or t.endswith("?")  # NFKC made a full-width mark ASCII
+    return asks and content_len(t) <= 70 and _ABOUT_ASSISTANT.search(t) is not None

@@ -119,6 +119,8 @@ FOCUS_FRAME = _cue(
     r"\b(?:the )?(?:(?:top |main |real |big |key )?priority|crux|core of it|heart of it|key thing"
     r"|important (?:thing|part|bit)|real (?:issue|problem|headache|question|worry))"
     r"(?: here| for (?:me|us|him|her|them))? is\b",
+    r"\b(?:the )?most important(?: (?:thing|part|bit))?(?: for (?:me|us|him|her|them))? is\b"
+    r"|\bwhat matters (?:most|more)(?: to (?:me|us|him|her|them))? is\b",
     r"\bis the (?:real |main |big |biggest |key )?(?:priority|crux|core of it|heart of it|headache|bit that matters"
     r"|part that matters|thing that matters)\b",
     # (not "about" a quantity: "it's about 60 square metres")
