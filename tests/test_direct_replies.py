@@ -126,6 +126,28 @@ async def test_a_cancelled_request_is_answered_as_cancelled(tmp_path: Path, dire
             assert answer(await http.post("/mcp", content=rpc("tools/call", CALL, 2), headers=headers))["result"]
 
 
+async def test_another_credential_cannot_cancel_the_sessions_requests(tmp_path: Path, direct_runs: Runs) -> None:
+    slow = {"name": "call", "arguments": {"module": "demo", "tool_name": "wait", "params": {"ms": 400}}}
+    async with runtime(tmp_path) as rt:
+        token, other = await new_token(rt), await new_token(rt, "other")
+        async with http_client(rt, token) as http:
+            _, headers = await open_session(http, {})
+            got: list[httpx2.Response] = []
+
+            async def call() -> None:
+                got.append(await http.post("/mcp", content=rpc("tools/call", slow, "slow-2"), headers=headers))
+
+            direct_runs.started = anyio.Event()
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call)
+                    await direct_runs.started.wait()
+                    cancel = rpc("notifications/cancelled", {"requestId": "slow-2"}, None)
+                    intruder = {**headers, "Authorization": f"Bearer {other}"}
+                    assert (await http.post("/mcp", content=cancel, headers=intruder)).status_code == 404
+            assert answer(got[0])["result"]["structuredContent"] == {"waited_ms": 400}
+
+
 async def test_a_request_in_flight_holds_its_session_past_the_idle_limit(
     tmp_path: Path, direct_runs: list[str]
 ) -> None:

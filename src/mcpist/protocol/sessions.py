@@ -142,14 +142,18 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         return transport.traits if isinstance(transport, ReplyingTransport) else None
 
     async def answer_directly(self, session_id: str, message: Any, scope: Scope, receive: Receive, send: Send) -> bool:
-        """Answer a request of a session this process holds without the session's tasks (`direct`);
-        False, having sent nothing, when the SDK answers it (its 404 for another credential included)."""
+        """Answer a request of a session this process holds without the session's tasks (`direct`), and
+        apply its `notifications/cancelled` to a request answered so; False, having sent nothing, when the
+        SDK answers it (its 404 for another credential included: only the session's owner reaches it)."""
         transport = self._server_instances.get(session_id)
         if not isinstance(transport, ReplyingTransport):
             return False
         user = scope.get("user")
         requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
         if requestor != self._session_owners.get(session_id):
+            return False
+        self.direct.cancelled(session_id, message)  # the SDK still acknowledges it (202)
+        if not reply_as_json.get():
             return False
         return await self.direct.answer(session_id, message, transport.in_flight, scope, receive, send)
 
@@ -271,10 +275,7 @@ class SessionQuotaApp:
         if scope["method"] == "POST":
             receive, message = await self._choose_reply(scope, receive, session_id, version)
             if session_id is not None and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS):
-                self.manager.direct.cancelled(session_id, message)
-                answered = reply_as_json.get() and await self.manager.answer_directly(
-                    session_id, message, scope, receive, send
-                )
+                answered = await self.manager.answer_directly(session_id, message, scope, receive, send)
                 if answered:
                     return
         if not opens or owner is None:
