@@ -92,7 +92,9 @@ goal and is labelled a question first): first label, goals and prompts as after 
 339/372 = 91.1%, v3 349/388 = 89.9%, v4 401/449 = 89.3%. Round 19 (judged on d-r: remarks on the
 conversation before the task, the name under a closing and a short reaction beside thanks are filler, "most
 important is" a frame; weights retrained): v4 first label 418/449 = 93.1%, exact 403/449 = 89.8%; the rest
-as after round 18.
+as after round 18. Round 20 (a request to keep to one part attaches to the goal, 「…中心で」-like frames):
+
+    v3: first label 358/388 = 92.3%; exact 90.2%; goal kept 48/50 = 96.0%; prompt right 37/50 = 74.0%
 
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.

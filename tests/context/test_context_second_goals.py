@@ -191,3 +191,35 @@ def test_a_change_beside_thanks_is_still_a_change() -> None:
 
 def test_where_someone_comes_from_introduces_them() -> None:
     assert st.introduces_self("はじめまして。タイから来たソムチャイです。")
+
+
+NARROWED = [
+    (
+        "Plan a weekend in Lisbon for my parents and me.",
+        "We fly in on Friday night.",
+        "change of plan, they arrive a day later, the flights were cheaper",
+        "let's just sort out the Saturday for now",
+    ),
+    ("ダイエットの食事メニューを作って", "1日1500kcal以内で", "朝は和食にしたい", "タンパク質中心で。"),
+    ("家族旅行の計画を立てたい", "子どもは4歳", "車で行く", "温泉がメインで"),
+    (
+        "写真の販売で月10万円くらい稼げるようになりたい",
+        "ジャンルは風景写真",
+        "作品は今80枚",
+        "現実的に、まずは月2万円を目指すことにする",
+    ),
+]
+
+
+def test_none_of_the_narrowings_is_training_or_development_data() -> None:
+    assert not {m for row in NARROWED for m in row} & known_texts("defghijklmnopqrs")
+
+
+@pytest.mark.parametrize(("goal", "first", "second", "narrower"), NARROWED)
+async def test_a_narrower_part_of_the_work_joins_the_mission(
+    ctx: Any, call: Any, goal: str, first: str, second: str, narrower: str
+) -> None:
+    *_, last = await play(call, ctx, goal, first, second, narrower)
+    mission = sections(last["prompt"])["Mission"]
+    assert narrower.rstrip("。") in mission, last["prompt"]
+    assert goal in mission, last["prompt"]  # a value of the goal is no condition the narrower part replaces

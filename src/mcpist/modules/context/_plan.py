@@ -244,10 +244,14 @@ class _Turn:
         goals = [item for item in self.items if item.active and item.kind == "problem"]
         return goals[-1] if goals else None
 
-    def refines_goal(self, s: Sentence) -> bool:
-        """Whether the sentence is about the goal rather than one condition (what `parent_of` attaches it to)."""
+    def scopes_goal(self, s: Sentence) -> bool:
+        """Whether a request to keep the work to one part is about the goal: unless the stored condition most
+        like it shares a word with it (「日本語だけでお願い」 beside 「英語と日本語の両方で」), the part is of the
+        work ("let's just get the first day sorted" beside "change of plan - the week after Easter")."""
         parent = self.parent_of(s)
-        return parent is not None and parent.tier == "core"
+        if parent is None or parent.tier == "core":
+            return True
+        return not (frozenset(self.terms_of(s.text)) & frozenset(parent.terms))
 
     def parent_of(self, s: Sentence) -> Item | None:
         """What a refinement that replaces nothing refines: the most similar stored item, but the goal when
@@ -385,7 +389,7 @@ def plan_turn(
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
         if not given and has_goal and st.narrows_scope(s.text):
-            if t.refines_goal(s):
+            if t.scopes_goal(s):
                 focus = True
             elif s.interrogative:
                 by_role["question"].append(s)  # "can we just do first come first served?": a question after all

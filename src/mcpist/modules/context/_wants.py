@@ -115,7 +115,8 @@ FOCUS = _cue(
 # topic words; not a model feature
 FOCUS_FRAME = _cue(
     r"(?:大事|大切|重要|肝心|肝|問題|課題|ネック|一番の悩み|気がかり)なのは|(?:ポイント|鍵|カギ|焦点|重点|キモ|肝)は"
-    r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}(?:から|だけ)|を中心に|を軸に|に焦点を|を重視|に重点を",
+    r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}(?:から|だけ|を目指|を目標に)|を中心に|を軸に|に焦点を|を重視|に重点を"
+    r"|\S中心で[。!]?$|が(?:メイン|主役|中心)(?:で|に|です)",
     r"\b(?:the )?(?:(?:top |main |real |big |key )?priority|crux|core of it|heart of it|key thing"
     r"|important (?:thing|part|bit)|real (?:issue|problem|headache|question|worry))"
     r"(?: here| for (?:me|us|him|her|them))? is\b",
