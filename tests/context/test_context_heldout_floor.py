@@ -96,6 +96,8 @@ as after round 18. Round 20 (a request to keep to one part attaches to the goal,
 
     v3: first label 358/388 = 92.3%; exact 90.2%; goal kept 48/50 = 96.0%; prompt right 37/50 = 74.0%
 
+Round 21 ("… is what I need most help with" narrows the goal): every figure as after round 20.
+
 Nothing was changed after those runs. The floors sit a little under those figures so that a change
 that costs accuracy fails; raising a figure by tuning on this file would make it worthless.
 """

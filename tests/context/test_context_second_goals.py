@@ -175,6 +175,7 @@ async def test_the_name_under_a_closing_is_filler(ctx: Any, call: Any, closing: 
 def test_what_matters_most_is_a_frame() -> None:
     assert w.FOCUS_FRAME.search(f.normalize("for us most important is the opening night"))
     assert w.FOCUS_FRAME.search(f.normalize("what matters most to me is the cost per head"))
+    assert w.narrows_goal("to be fair the handover checklist is what we need most help with")
 
 
 @pytest.mark.parametrize("thanks", THANKED)

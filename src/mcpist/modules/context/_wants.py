@@ -121,7 +121,8 @@ FOCUS_FRAME = _cue(
     r"|important (?:thing|part|bit)|real (?:issue|problem|headache|question|worry))"
     r"(?: here| for (?:me|us|him|her|them))? is\b",
     r"\b(?:the )?most important(?: (?:thing|part|bit))?(?: for (?:me|us|him|her|them))? is\b"
-    r"|\bwhat matters (?:most|more)(?: to (?:me|us|him|her|them))? is\b",
+    r"|\bwhat matters (?:most|more)(?: to (?:me|us|him|her|them))? is\b"
+    r"|\bis (?:what|where) (?:i|we) (?:really |most )?(?:need|want)(?: the)?(?: most)? help(?: with)?(?: most)?\b",
     r"\bis the (?:real |main |big |biggest |key )?(?:priority|crux|core of it|heart of it|headache|bit that matters"
     r"|part that matters|thing that matters)\b",
     # (not "about" a quantity: "it's about 60 square metres")
