@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,7 +119,13 @@ class DirectReplies:
                 exchange.cancel()
 
     async def answer(
-        self, session_id: str, message: Any, hold: Callable[[], Any], scope: Scope, receive: Receive, send: Send
+        self,
+        session_id: str,
+        message: Any,
+        hold: Callable[[], AbstractContextManager[bool]],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
     ) -> bool:
         """Answer `message` (the decoded body) here; False, having sent nothing, when the SDK must.
         `hold` is the session transport's in-flight guard (`ReplyingTransport.in_flight`)."""

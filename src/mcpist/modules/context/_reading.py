@@ -103,10 +103,8 @@ def texts_to_embed(message: str, language: Language) -> list[str]:
     return out
 
 
-_SIGNATURE = re.compile(
-    r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'.-]*){0,3}$"
-    r"|[\u4e00-\u9fff\u30a0-\u30ff]{1,6}$"
-)
+# (a Latin name only: a line of kanji after 「よろしくお願いします」 may as well be what the user wants)
+_SIGNATURE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'.-]*){0,3}$")
 
 
 def read(message: str, language: Language, vectors: Mapping[str, Vector], weights: Weights) -> Reading:
