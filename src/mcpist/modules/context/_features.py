@@ -336,6 +336,7 @@ def sets_nothing(text: str) -> bool:
 
 
 def thanks(text: str) -> bool:
+    """Whether a sentence thanks ("thanks in advance", 「ありがとうございます」), whatever else it says."""
     return _THANKS.search(normalize(text)) is not None
 
 
