@@ -65,6 +65,7 @@ THANKED = [
 ]
 SIGNED = ["Thanks in advance,\nPriyanka", "Warm regards,\nMs. Ito", "Cheers,\nDan O'Neil"]
 TASKS_AS_QUESTIONS = [
+    "大家さんに相談してもいいものですか\uff1f",  # asks about consulting someone else
     "can you help me write a toast for my brother's wedding?",
     "Can you read my cover letter and tighten it?",
     "この見積書をチェックしてくれる\uff1f",
