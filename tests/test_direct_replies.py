@@ -99,26 +99,39 @@ async def test_an_ended_session_is_not_answered(tmp_path: Path, direct_runs: lis
             assert direct_runs == ["tools/call"]
 
 
+def slow_call(ms: int) -> dict[str, Any]:
+    return {"name": "call", "arguments": {"module": "demo", "tool_name": "wait", "params": {"ms": ms}}}
+
+
+async def cancel_while_running(
+    http: httpx2.AsyncClient, runs: Runs, headers: dict[str, str], call: bytes, cancel: bytes, by: dict[str, str]
+) -> tuple[httpx2.Response, httpx2.Response]:
+    """Post `call`, and once `DirectReplies` runs it, `cancel` with the headers `by`; both answers."""
+    got: list[httpx2.Response] = []
+
+    async def post() -> None:
+        got.append(await http.post("/mcp", content=call, headers=headers))
+
+    runs.started = anyio.Event()
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(post)
+            # set before the request registers for cancellation, which it does before it first waits
+            await runs.started.wait()
+            cancelled = await http.post("/mcp", content=cancel, headers=by)
+    return got[0], cancelled
+
+
 async def test_a_cancelled_request_is_answered_as_cancelled(tmp_path: Path, direct_runs: Runs) -> None:
-    slow = {"name": "call", "arguments": {"module": "demo", "tool_name": "wait", "params": {"ms": 20_000}}}
     async with runtime(tmp_path) as rt:
         token = await new_token(rt)
         async with http_client(rt, token) as http:
             _, headers = await open_session(http, {})
-            got: list[httpx2.Response] = []
-
-            async def call() -> None:
-                got.append(await http.post("/mcp", content=rpc("tools/call", slow, "slow-1"), headers=headers))
-
-            direct_runs.started = anyio.Event()
-            with anyio.fail_after(10):
-                async with anyio.create_task_group() as group:
-                    group.start_soon(call)
-                    await direct_runs.started.wait()
-                    await anyio.sleep(0.05)
-                    cancel = rpc("notifications/cancelled", {"requestId": "slow-1", "reason": "user"}, None)
-                    assert (await http.post("/mcp", content=cancel, headers=headers)).status_code == 202
-            body = answer(got[0])
+            call = rpc("tools/call", slow_call(20_000), "slow-1")
+            cancel = rpc("notifications/cancelled", {"requestId": "slow-1", "reason": "user"}, None)
+            answered, cancelled = await cancel_while_running(http, direct_runs, headers, call, cancel, headers)
+            assert cancelled.status_code == 202
+            body = answer(answered)
             assert body["id"] == "slow-1"
             assert body["error"]["code"] == -32800
             assert "result" not in body
@@ -127,31 +140,22 @@ async def test_a_cancelled_request_is_answered_as_cancelled(tmp_path: Path, dire
 
 
 async def test_another_credential_cannot_cancel_the_sessions_requests(tmp_path: Path, direct_runs: Runs) -> None:
-    slow = {"name": "call", "arguments": {"module": "demo", "tool_name": "wait", "params": {"ms": 400}}}
     async with runtime(tmp_path) as rt:
         token, other = await new_token(rt), await new_token(rt, "other")
         async with http_client(rt, token) as http:
             _, headers = await open_session(http, {})
-            got: list[httpx2.Response] = []
-
-            async def call() -> None:
-                got.append(await http.post("/mcp", content=rpc("tools/call", slow, "slow-2"), headers=headers))
-
-            direct_runs.started = anyio.Event()
-            with anyio.fail_after(10):
-                async with anyio.create_task_group() as group:
-                    group.start_soon(call)
-                    await direct_runs.started.wait()
-                    cancel = rpc("notifications/cancelled", {"requestId": "slow-2"}, None)
-                    intruder = {**headers, "Authorization": f"Bearer {other}"}
-                    assert (await http.post("/mcp", content=cancel, headers=intruder)).status_code == 404
-            assert answer(got[0])["result"]["structuredContent"] == {"waited_ms": 400}
+            call = rpc("tools/call", slow_call(400), "slow-2")
+            cancel = rpc("notifications/cancelled", {"requestId": "slow-2"}, None)
+            intruder = {**headers, "Authorization": f"Bearer {other}"}
+            answered, cancelled = await cancel_while_running(http, direct_runs, headers, call, cancel, intruder)
+            assert cancelled.status_code == 404
+            assert answer(answered)["result"]["structuredContent"] == {"waited_ms": 400}
 
 
 async def test_a_request_in_flight_holds_its_session_past_the_idle_limit(
     tmp_path: Path, direct_runs: list[str]
 ) -> None:
-    slow = {"name": "call", "arguments": {"module": "demo", "tool_name": "wait", "params": {"ms": 900}}}
+    slow = slow_call(900)
     async with runtime(tmp_path, limits={"session_idle_s": 0.3}) as rt:
         token = await new_token(rt)
         async with http_client(rt, token) as http:

@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import pydantic_core
 from mcp.server import Server
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.runner import ServerRunner
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, REQUEST_CANCELLED, check_accept_headers
@@ -97,9 +98,11 @@ class DirectReplies:
     async def _learn(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Server middleware: the first message a session's own loop serves tells its connection."""
         connection = getattr(ctx.session, "_connection", None)
-        session_id = getattr(connection, "session_id", None)
+        if not isinstance(connection, Connection):
+            return await call_next(ctx)
+        session_id = connection.session_id
         if session_id is not None and session_id not in self._runners and self._is_open(session_id):
-            self._runners[session_id] = ServerRunner(self._server, connection, ctx.lifespan_context)  # type: ignore[arg-type]
+            self._runners[session_id] = ServerRunner(self._server, connection, ctx.lifespan_context)
         return await call_next(ctx)
 
     def forget(self, session_id: str) -> None:

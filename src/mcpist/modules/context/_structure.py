@@ -147,5 +147,4 @@ def only_about_the_conversation(text: str) -> bool:
         return False
     if remark:
         return True
-    asks = is_interrogative(t) or t.endswith("?")  # NFKC made a full-width mark ASCII
-    return asks and content_len(t) <= 70 and _ABOUT_ASSISTANT.search(t) is not None
+    return is_interrogative(t) and content_len(t) <= 70 and _ABOUT_ASSISTANT.search(t) is not None
