@@ -158,6 +158,24 @@ async def test_a_client_that_never_finishes_its_body_is_cut_off(tmp_path: Path, 
 
 
 @pytest.mark.parametrize("impl", ["httptools", "h11"])
+async def test_a_body_gets_the_body_deadline_once_the_headers_are_in(tmp_path: Path, impl: HttpImpl) -> None:
+    limits = {"header_timeout_s": 0.3, "body_timeout_s": 5.0}
+    async with (
+        runtime(tmp_path, limits=limits) as rt,
+        serve(rt, impl=impl) as (_, port),
+        await anyio.connect_tcp("127.0.0.1", port) as stream,
+    ):
+        body = b'{"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "slow body"}'
+        head = b"POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        await stream.send(head + b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+        await anyio.sleep(0.9)  # three header deadlines, well within the body's
+        await stream.send(body[10:])
+        with anyio.fail_after(5):
+            answer = await stream.receive()
+        assert answer.split(b"\r\n", 1)[0].startswith(b"HTTP/1.1 201"), answer[:200]
+
+
+@pytest.mark.parametrize("impl", ["httptools", "h11"])
 async def test_a_kept_alive_connection_still_has_a_header_deadline(tmp_path: Path, impl: HttpImpl) -> None:
     async with slow_connection(tmp_path, impl) as (_, stream):
         await stream.send(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")

@@ -211,12 +211,16 @@ async def test_batch_guide_is_served(tmp_path: Path) -> None:
         assert "hash_join" in structured(result)["guide"]
 
 
-def test_meta_tool_input_schemas_are_constant_and_match_the_listing() -> None:
-    from mcpist.protocol.metatools import meta_tool_input_schema, meta_tools
+def test_header_checks_get_a_schema_only_where_a_parameter_declares_a_header() -> None:
+    from mcpist.protocol.metatools import _declares_headers, header_checked_schema, meta_tools
 
     listed = {t.name: t.input_schema for t in meta_tools([], "any", "any")}
-    assert {name: meta_tool_input_schema(name) for name in listed} == listed
-    assert meta_tool_input_schema("no_such_tool") is None
+    assert listed and all(not _declares_headers(schema) for schema in listed.values())
+    assert all(header_checked_schema(name) is None for name in listed)
+    assert header_checked_schema("no_such_tool") is None
+    nested = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"x-mcp-header": "B"}}}}}
+    assert _declares_headers(nested)
+    assert _declares_headers({"anyOf": [{"type": "string"}, {"x-mcp-header": "C"}]})
 
 
 async def test_a_tool_named_with_its_module_runs_and_a_misspelt_one_gets_close_names(tmp_path: Path) -> None:
@@ -229,3 +233,22 @@ async def test_a_tool_named_with_its_module_runs_and_a_misspelt_one_gets_close_n
         assert misspelt["message"] == "unknown tool 'ecko' in module 'demo'; did you mean 'echo'?"
         nothing = structured(await client.call_tool("call", {"module": "demo", "tool_name": "zzzz", "params": {}}))
         assert nothing["message"] == "unknown tool 'zzzz' in module 'demo'"
+
+
+async def test_the_identity_stamped_on_results_is_the_sdks_in_a_fresh_copy(tmp_path: Path) -> None:
+    from mcp.server import Server
+
+    from mcpist.protocol.server import build_server
+
+    async with runtime(tmp_path) as rt:
+        server = build_server(rt, lambda _ctx: None)  # type: ignore[arg-type,return-value]
+    sdk_stamp = Server.server_info_stamp.fget(server)  # type: ignore[attr-defined]
+    first = server.server_info_stamp
+    assert first == sdk_stamp and first["name"] == "mcpist"
+    first["name"] = "changed by a handler"
+    assert server.server_info_stamp == sdk_stamp
+    # an identity with a nested value (icons) gets the SDK's deep copy
+    server.__dict__.pop("_flat_stamp", None)
+    server.__dict__["_flat_stamp"] = None
+    nested = server.server_info_stamp
+    assert nested == sdk_stamp and nested is not sdk_stamp

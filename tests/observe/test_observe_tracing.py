@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from observe_support import http_mcp, sample
@@ -77,3 +78,33 @@ async def test_one_trace_from_the_request_to_upstream_and_database(
     assert unknown.attributes["error.type"] == "NOT_FOUND"
     text = str([(s.name, dict(s.attributes or {})) for s in spans])
     assert first["access_token"] not in text and "Bearer" not in text
+
+
+async def test_the_sdks_span_per_message_is_entered_only_while_tracing_is_on(tmp_path: Path) -> None:
+    from mcp.server._otel import OpenTelemetryMiddleware
+
+    from mcpist.protocol.server import _WhileTracing, build_server
+    from support import runtime
+
+    async with runtime(tmp_path) as rt:
+        installed = build_server(rt, lambda _ctx: None).middleware  # type: ignore[arg-type,return-value]
+    assert not any(isinstance(m, OpenTelemetryMiddleware) for m in installed)
+    assert [m for m in installed if isinstance(m, _WhileTracing) and isinstance(m.inner, OpenTelemetryMiddleware)]
+
+    entered: list[object] = []
+
+    class Inner:
+        async def __call__(self, ctx: Any, call_next: Any) -> Any:
+            entered.append(ctx)
+            return await call_next(ctx)
+
+    async def answer(ctx: Any) -> dict[str, Any]:
+        return {"answered": ctx}
+
+    wrapped = _WhileTracing(Inner())  # type: ignore[arg-type]
+    assert await wrapped("off", answer) == {"answered": "off"} and entered == []
+    _tracing.enable(ObserveSettings(otel=True), "test", exporter=InMemorySpanExporter(), install_global=False)
+    try:
+        assert await wrapped("on", answer) == {"answered": "on"} and entered == ["on"]  # type: ignore[arg-type]
+    finally:
+        _tracing.disable()

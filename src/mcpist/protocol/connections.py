@@ -90,12 +90,17 @@ def _timed_httptools(header_timeout_s: float, body_timeout_s: float, max_header_
         pass
 
     class TimedHttpToolsProtocol(HttpToolsProtocol):
+        """The phase follows the parser's callbacks; the timer is set once the data at hand is parsed, so a
+        request that arrives whole (most of them) costs no timer at all."""
+
         _head_bytes = 0
         _deadline: _Deadline
+        _phase: str | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._deadline = _Deadline(self.loop, header_timeout_s, body_timeout_s)
+            self._phase = "headers"
             self._deadline.watch("headers", transport, self.client)
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -104,17 +109,14 @@ def _timed_httptools(header_timeout_s: float, body_timeout_s: float, max_header_
 
         def data_received(self, data: bytes) -> None:
             self._unset_keepalive_if_required()
-            if self._deadline.phase is None and (self.cycle is None or self.cycle.response_complete):
-                self._deadline.watch("headers", self.transport, self.client)  # a kept-alive connection's next request
             try:
                 self.parser.feed_data(data)
             except _HeadTooLarge:
-                self._deadline.disarm()
-                _refuse_head(self.transport)
+                self._refuse()
+                return
             except httptools.HttpParserCallbackError as exc:
                 if isinstance(exc.__context__, _HeadTooLarge):
-                    self._deadline.disarm()
-                    _refuse_head(self.transport)
+                    self._refuse()
                     return
                 raise
             except httptools.HttpParserError:
@@ -125,6 +127,12 @@ def _timed_httptools(header_timeout_s: float, body_timeout_s: float, max_header_
                     self.handle_websocket_upgrade()
                 else:
                     self._unsupported_upgrade_warning()
+            self._deadline.watch(self._phase, self.transport, self.client)
+
+        def _refuse(self) -> None:
+            self._phase = None
+            self._deadline.disarm()
+            _refuse_head(self.transport)
 
         def _count(self, n: int) -> None:
             self._head_bytes += n
@@ -133,6 +141,7 @@ def _timed_httptools(header_timeout_s: float, body_timeout_s: float, max_header_
 
         def on_message_begin(self) -> None:
             self._head_bytes = 0
+            self._phase = "headers"  # a kept-alive connection's next request, or a pipelined one
             super().on_message_begin()
 
         def on_url(self, url: bytes) -> None:
@@ -145,10 +154,10 @@ def _timed_httptools(header_timeout_s: float, body_timeout_s: float, max_header_
 
         def on_headers_complete(self) -> None:
             super().on_headers_complete()
-            self._deadline.watch("body", self.transport, self.client)
+            self._phase = "body"
 
         def on_message_complete(self) -> None:
-            self._deadline.disarm()
+            self._phase = None
             super().on_message_complete()
 
     return TimedHttpToolsProtocol

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 import mcp_types as types
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from mcpist.modules.api import Module
 
@@ -79,10 +80,25 @@ def _input_schemas() -> dict[str, dict[str, Any]]:
     return {tool.name: tool.input_schema for tool in meta_tools([], "", "")}
 
 
-def meta_tool_input_schema(name: str) -> dict[str, Any] | None:
-    """A meta-tool's input schema, the same for every caller (only descriptions vary), or None for another name.
+@functools.cache
+def _header_schemas() -> dict[str, dict[str, Any]]:
+    return {name: schema for name, schema in _input_schemas().items() if _declares_headers(schema)}
 
-    The SDK checks `Mcp-Param-*` headers against it on every 2026-07-28 `tools/call`; without this lookup it
-    would run a whole `tools/list` (principal, sieve, descriptions) per call to find it.
+
+def _declares_headers(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return X_MCP_HEADER_KEY in schema or any(_declares_headers(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(_declares_headers(value) for value in schema)
+    return False
+
+
+def header_checked_schema(name: str) -> dict[str, Any] | None:
+    """The input schema the SDK checks a 2026-07-28 `tools/call`'s `Mcp-Param-*` headers against.
+
+    The same for every caller (only descriptions vary): without this lookup the SDK would run a whole
+    `tools/list` (principal, sieve, descriptions) per call to find it. None for a meta-tool none of whose
+    parameters declares `x-mcp-header` (all of them today): the SDK then checks nothing, which is what it
+    would conclude after walking the schema on every call.
     """
-    return _input_schemas().get(name)
+    return _header_schemas().get(name)
