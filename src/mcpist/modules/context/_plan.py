@@ -348,8 +348,10 @@ def plan_turn(
         intro = bool(goals) and all(st.introduces_self(g.text) for g in goals)
         sentence_roles = roles(reading, has_goal, strength, wishes, intro)
         # a question that joins background ("how do I train for a via ferrata?") is asked first; after an
-        # introduction a request for help states the goal ("Can you help me figure out a wiring plan?")
-        asks_after_background = has_goal and not wishes and not intro
+        # introduction a request for help states the goal ("Can you help me figure out a wiring plan?"), and so
+        # does another piece of work asked for as well ("Could you also help me write a welcome message?")
+        separate = any(w.opens_separate_request(s.text) for s in reading.sentences)
+        asks_after_background = has_goal and not wishes and not intro and not separate
     by_role: dict[Role, list[Sentence]] = {"goal": [], "statement": [], "question": [], "filler": []}
     for s, role in zip(reading.sentences, sentence_roles, strict=True):
         by_role[role].append(s)

@@ -261,7 +261,8 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         wish = f.WISH.search(text) is not None and not f.NEGATED_WISH.search(text)
         if weak and out[i] == "statement" and wish and p >= AFTER_WEAK_WISH and not reading.revision:
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
-        if out[i] in ("question", "statement") and w.opens_separate_request(s.text) and not reading.revision:
+        separate = w.opens_separate_request(s.text) and not reading.revision
+        if out[i] in ("question", "statement") and separate:
             out[i] = "goal"  # "Separately, could you also draft three interview questions?": a second goal
         if out[i] != "goal":
             continue
@@ -271,7 +272,7 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         # 「あと別件で、…したい」, "separately, ...": the user says a new request starts; "I also need to get
         # our Instagram going": a wish that sets no value (a value makes it a condition) and the model reads
         # as a goal; otherwise only a goal the model is sure of
-        opens = f.NEW_TOPIC.search(text) is not None
+        opens = separate or f.NEW_TOPIC.search(text) is not None
         wished = wish and (p >= NEW_GOAL or not (s.values or f.NEGATED_WISH.search(text)))
         if reading.revision or not (opens or wished or p >= SURE_GOAL or weak):
             out[i] = "statement"

@@ -78,7 +78,7 @@ _SCOPE_EN = re.compile(
     _I,
 )
 _SCOPE_JA = re.compile(
-    r"(?:だけ|のみ)(?:を)?(?:先に|まず|とりあえず)?(?:お願い|手伝|一緒に|考え|作|やり|やろ|見て|教え|決め|書い|書こ|まとめ|相談|進め|詰め)"
+    r"(?:だけ|のみ)(?:を)?(?:先に|まず|とりあえず)?(?:お願い|頼[まみむめん]|手伝|一緒に|考え|作|やり|やろ|見て|教え|決め|書い|書こ|まとめ|相談|進め|詰め)"
     r"|に(?:絞って|絞り|絞ろ|絞りましょう|集中し)|を優先(?:して|しましょう|しよう)"
 )
 _COUNTED_JA = re.compile(r"[0-9\u3007一二三四五六七八九十百千万][^\s、。だのを]{0,3}(?:だけ|のみ)")
@@ -128,11 +128,19 @@ _ABOUT_CONVERSATION = _cue(
     r"|\b(?:sorry|excuse) (?:for|about) my (?:english|bad english|typos|spelling)\b|\bmy english (?:is not|isn'?t)\b"
     r"|\bbear with me\b|\bplease be patient\b|\bset this up for me\b"
     r"|\b(?:this|it)(?:'s| is)? (?:going to|gonna|might|may|will) (?:be|get)"
-    r" (?:a bit |a little |rather |quite )?long\b",
+    r" (?:a bit |a little |rather |quite )?long\b"
+    r"|^(?:(?:hi|hey|hello|so|ok|okay)\b[,!.]?\s*)*(?:(?:a )?quick question"
+    r"|i (?:have|got|'ve got) a (?:quick )?question|can i ask (?:you )?(?:something|a question))"
+    r"(?: for you)?\s*[.!:?]*$",
     r"初めて(?:の)?(?:利用|使|質問|相談|投稿)|長く(?:なりますが|なるけど|なっちゃうけど|なってすみません)"
     r"|(?:孫|息子|娘|家族|子ども|子供)に(?:教わって|教えてもらって|設定してもらって|入れてもらって)"
-    r"|日本語(?:が|は)?(?:下手|変|おかしい)|(?:うまく|上手く)(?:説明|伝え)(?:でき|られ)(?:ない|るか)",
+    r"|日本語(?:が|は)?(?:下手|変|おかしい)|(?:うまく|上手く)(?:説明|伝え)(?:でき|られ)(?:ない|るか)"
+    # a request announced with nothing yet to say what it is: 「ちょっと相談なんですけど」「質問があります」
+    r"|^\S{0,10}?(?:ちょっと|少し|ひとつ|一つ)?(?:ご)?(?:相談|質問)(?:なん|です|があ|させて)",
 )
+
+
+_NAMES_A_TASK = 20  # letters (a kanji counts two) beside a remark: more asks for the task itself
 
 
 def only_about_the_conversation(text: str) -> bool:
@@ -143,8 +151,11 @@ def only_about_the_conversation(text: str) -> bool:
     if content_len(t) > 90 or values_of(t):
         return False
     remark = _ABOUT_CONVERSATION.search(t) is not None
-    if WISH.search(_ABOUT_CONVERSATION.sub(" ", t)):  # "I hope my English is okay" wishes nothing of the task
+    rest = _ABOUT_CONVERSATION.sub("", t).strip(" 、,.。!")
+    if WISH.search(rest):  # "I hope my English is okay" wishes nothing of the task
         return False
+    if remark and asks_for_help(rest) and content_len(rest) >= _NAMES_A_TASK and not _ABOUT_ASSISTANT.search(rest):
+        return False  # "can u help me edit my podcast episode, first time doing this lol" asks for the task
     if remark:
         return True
     return is_interrogative(t) and content_len(t) <= 70 and _ABOUT_ASSISTANT.search(t) is not None

@@ -123,6 +123,11 @@ FOCUS_FRAME = _cue(
     r"\b(?:the )?most important(?: (?:thing|part|bit))?(?: for (?:me|us|him|her|them))? is\b"
     r"|\bwhat matters (?:most|more)(?: to (?:me|us|him|her|them))? is\b"
     r"|\bis (?:what|where) (?:i|we) (?:really |most )?(?:need|want)(?: the)?(?: most)? help(?: with)?(?: most)?\b",
+    # "the bit I really need you for is …", "what I can't crack is …", "the main job is …" (not "our chief concern
+    # is …", as often a condition: "… the liability clauses")
+    r"\bthe (?:bit|part|piece|thing) (?:that )?(?:i|we) (?:really |actually |most |mostly )?need(?: you| help| a hand)?"
+    r"(?: (?:for|with|on))? is\b|\bwhat (?:i|we) (?:just )?(?:can'?t|cannot|couldn'?t) (?:\w+ ){0,2}is\b"
+    r"|\bthe (?:main|real|hard|tricky|difficult|key) (?:job|task|work) (?:here )?is\b",
     r"\bis the (?:real |main |big |biggest |key )?(?:priority|crux|core of it|heart of it|headache|bit that matters"
     r"|part that matters|thing that matters)\b",
     # (not "about" a quantity: "it's about 60 square metres")
@@ -133,7 +138,9 @@ FOCUS_FRAME = _cue(
     r"(?:lead|start|open|begin|kick off) with\b|\bcent(?:re|er) (?:it |this |that |the \w+ )?on\b"
     r"|^(?:could|can|should|would)\s+(?:\w+\s+){0,3}(?:lead|start|open|begin) with\b"
     r"|^(?:(?:ok|okay|so|and|but|please|pls|then|maybe|let'?s|can you|could you|can we|could we),?\s+)*"
-    r"(?:focus|concentrate) on\b|\bprioriti[sz]e\b",
+    r"(?:focus|concentrate) on\b|\bprioriti[sz]e\b"
+    # asked of the assistant inside a longer sentence: "I would be grateful if you could concentrate on …"
+    r"|\b(?:if|would like|'d like|want) you (?:could |to )?(?:please )?(?:just )?(?:focus|concentrate) on\b",
 )
 
 
@@ -147,15 +154,30 @@ def focuses(text: str) -> bool:
 # できますでしょうか」 (not "one more thing" or 「ついでに」, which as often add a condition to the same work)
 _SEPARATE = _cue(
     r"別件|それとは別に|話(?:は|が)?変わ(?:る|り|って)",
-    r"\bseparately\b|\bunrelated\b|\bon a (?:different|separate) note\b|\b(?:different|separate) (?:topic|matter)\b",
+    r"\bseparately\b|\bunrelated\b|\bseparate (?:thing|request|question|task|one)\b"
+    r"|\bon a (?:different|separate) note\b|\b(?:different|separate) (?:topic|matter)\b",
 )
 _ASKS_TO_DO = _cue(
-    r"お願い|いただけ|頂け|もらえ|くれ(?:る|ない|ます)|ください|下さい|(?:作っ|書い|考え|まとめ|調べ)て",
+    r"お願い|いただけ|頂け|頂戴|頼[まみむめ]|もらえ|くれ(?:る|ない|ます)|ください|下さい|(?:作っ|書い|考え|まとめ|調べ)て",
     r"\b(?:could|can|would|will) you\b|\bplease\b|\b(?:i'd|i would) like you to\b",
 )
 
 
+# a second piece of writing asked for as well: "could you also help me write a thank-you email to the panel?",
+# 「お礼メールの下書きも頼める?」 (not "could you also make it shorter", "could you also write it in French": the
+# same work, changed)
+_ALSO_WRITE = _cue(
+    r"(?:下書き|文面|文案|原稿|見積もり|見積り|案内文|挨拶文|メール|手紙)も(?:あわせて|併せて)?"
+    r"(?:お願い|頼[まみむめ]|作って|書いて|考えて|頂戴)",
+    r"\b(?:could|can|would|will) (?:you|u) also (?:help me )?(?:write|draft|prepare|put together|create|design)"
+    r" (?:a|an|the|some|my|our)\b",
+)
+
+
 def opens_separate_request(text: str) -> bool:
-    """Whether a sentence asks for something and says it is a separate matter: a second goal, even as a question."""
+    """Whether a sentence asks for something and says it is a separate matter, or asks for another piece of
+    writing as well: a second goal, even as a question."""
     t = normalize(text)
-    return _SEPARATE.search(t) is not None and _ASKS_TO_DO.search(t) is not None and not NEGATED_WISH.search(t)
+    if NEGATED_WISH.search(t):
+        return False
+    return (_SEPARATE.search(t) is not None and _ASKS_TO_DO.search(t) is not None) or _ALSO_WRITE.search(t) is not None

@@ -1,0 +1,126 @@
+"""Round 22: what set t brought out. Another piece of writing asked for as well ("could you also help me write a
+thank-you email?", 「お礼メールの下書きも頼める?」) or a separate matter named so ("Separate question: …",
+「…も頂戴できますか」) is a second goal, even as a question; the part the user needs help with, said in a frame
+("the bit I really need you for is …", "what I can't crack is …", "the main job is …", "if you could concentrate
+on …", 「…だけ頼む」), narrows the mission; a request announced with nothing in it yet (「ちょっと相談なんですけど」,
+"quick question") keeps nothing, and a remark on the conversation beside the task does not hide the task. The
+phrasings are written for these tests and are in neither the training data nor the development sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from phrasings import known_texts, play
+
+from mcpist.modules.context import _structure as st
+from mcpist.modules.context import _wants as w
+from mcpist.modules.context._synth import sections
+
+pytestmark = pytest.mark.anyio
+
+SECOND_REQUESTS = [
+    (
+        "I'm putting together a newsletter for our running club.",
+        "It goes out on the first Monday of the month.",
+        "Could you also help me write a short welcome message for new members?",
+    ),
+    (
+        "Separate question: can you draft a reminder for the committee about the dues?",
+        "Separate question: can you draft a reminder for the committee about the dues?",
+        None,
+    ),
+    (
+        "取引先向けの新商品の案内を作りたいです。",
+        "発売は来月10日です。",
+        "あと、展示会のお礼メールの下書きも頼めますか\uff1f",
+    ),
+    (
+        "社内勉強会の告知文を作りたいです。",
+        "開催は毎月第2金曜です。",
+        "別件ではございますが、来期の研修日程表も頂戴できますでしょうか。",
+    ),
+]
+SAME_WORK = [
+    "could you also write it in French?",
+    "Could you also make it a bit shorter?",
+    "写真も入れてください",
+    "ついでに、見出しは短めにしてもらえますか",
+]
+FRAMED = [
+    "Honestly the part we need help with is the budget table, I can write the rest.",
+    "What I can't figure out is the closing paragraph.",
+    "tbh the main job is cutting it down to ten minutes",
+    "I'd be grateful if you could concentrate on the risks section.",
+    "今日のところは議事録の要約だけ頼みたい",
+]
+NOT_FRAMED = [
+    "My main job is nursing, so evenings are out.",
+    "What I can do is bring a projector.",
+]
+ANNOUNCED = ["あの、ちょっと相談なんですが", "質問があります。", "hi, quick question", "Can I ask you something?"]
+TASK_BESIDE_A_REMARK = [
+    "can u help me plan a surprise party for my mum, first time doing this lol",
+    "初めて利用します。相談です。来月の町内会の回覧板の文面を作りたい",
+]
+
+
+def test_none_of_these_phrasings_is_training_or_development_data() -> None:
+    mine = {*SAME_WORK, *FRAMED, *NOT_FRAMED, *ANNOUNCED, *TASK_BESIDE_A_REMARK}
+    mine |= {m for row in SECOND_REQUESTS for m in row if m}
+    assert not mine & known_texts("defghijklmnopqrst")
+
+
+@pytest.mark.parametrize(("goal", "fact", "second"), [r for r in SECOND_REQUESTS if r[2]])
+async def test_another_piece_of_work_asked_for_as_well_is_a_second_goal(
+    ctx: Any, call: Any, goal: str, fact: str, second: str
+) -> None:
+    assert w.opens_separate_request(second)
+    _, _, third = await play(call, ctx, goal, fact, second)
+    assert third["classification"]["intent"][0] == "PROBLEM_DEFINITION", third["classification"]
+    mission = sections(third["prompt"])["Mission"]
+    assert goal.rstrip("。.") in mission
+    assert second.rstrip("。.?\uff1f") in mission
+
+
+def test_a_separate_question_named_so_is_a_separate_request() -> None:
+    assert w.opens_separate_request(SECOND_REQUESTS[1][0])
+
+
+@pytest.mark.parametrize("text", SAME_WORK)
+def test_the_same_work_changed_is_no_second_request(text: str) -> None:
+    assert not w.opens_separate_request(text)
+
+
+@pytest.mark.parametrize("text", FRAMED)
+def test_the_part_the_user_needs_help_with_narrows_the_goal(text: str) -> None:
+    assert w.narrows_goal(text) or st.narrows_scope(text)
+
+
+@pytest.mark.parametrize("text", NOT_FRAMED)
+def test_a_job_or_what_the_user_can_do_is_no_frame(text: str) -> None:
+    assert not w.FOCUS_FRAME.search(text.lower())
+
+
+async def test_a_framed_part_joins_the_mission(ctx: Any, call: Any) -> None:
+    *_, last = await play(
+        call, ctx, "I need to write a grant report for the library.", "It's due on 30 June.", FRAMED[0]
+    )
+    mission = sections(last["prompt"])["Mission"]
+    assert FRAMED[0] in mission and "grant report" in mission, last["prompt"]
+
+
+@pytest.mark.parametrize("text", ANNOUNCED)
+def test_a_request_announced_with_nothing_in_it_is_not_yet_the_task(text: str) -> None:
+    assert st.only_about_the_conversation(text)
+
+
+@pytest.mark.parametrize("text", TASK_BESIDE_A_REMARK)
+def test_a_remark_beside_the_task_does_not_hide_it(text: str) -> None:
+    assert not st.only_about_the_conversation(text)
+
+
+async def test_after_an_announced_request_the_next_message_states_the_goal(ctx: Any, call: Any) -> None:
+    first, second = await play(call, ctx, ANNOUNCED[0], "実家の屋根の修理業者を選ぶので迷っていまして")
+    assert first["classification"]["intent"] == ["UNCLEAR"], first["classification"]
+    assert "屋根の修理業者" in sections(second["prompt"])["Mission"], second["prompt"]
