@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from phrasings import known_texts, play
 
+from mcpist.modules.context import _naming as nm
 from mcpist.modules.context import _structure as st
 from mcpist.modules.context import _wants as w
 from mcpist.modules.context._synth import sections
@@ -62,6 +63,7 @@ ANNOUNCED = ["あの、ちょっと相談なんですが", "質問がありま�
 TASK_BESIDE_A_REMARK = [
     "can u help me plan a surprise party for my mum, first time doing this lol",
     "初めて利用します。相談です。来月の町内会の回覧板の文面を作りたい",
+    "町内会の会計のことでご相談です。",
 ]
 
 
@@ -124,3 +126,77 @@ async def test_after_an_announced_request_the_next_message_states_the_goal(ctx: 
     first, second = await play(call, ctx, ANNOUNCED[0], "実家の屋根の修理業者を選ぶので迷っていまして")
     assert first["classification"]["intent"] == ["UNCLEAR"], first["classification"]
     assert "屋根の修理業者" in sections(second["prompt"])["Mission"], second["prompt"]
+
+
+JOINED_ON = [
+    (
+        "I need a revision plan for my driving theory test.",
+        "The test is in 5 weeks.",
+        "and there's a hazard perception practice session in 2 weeks",
+    ),
+    ("手作り石けんのネットショップを開きたい", "送料は全国一律600円にしたい", "あと、8000円以上で送料無料にしよかな"),
+]
+
+
+def test_none_of_the_joined_on_phrasings_is_training_or_development_data() -> None:
+    assert not {m for row in JOINED_ON for m in row} & known_texts("defghijklmnopqrst")
+
+
+@pytest.mark.parametrize(("goal", "first", "joined"), JOINED_ON)
+async def test_a_sentence_joined_on_with_no_word_of_change_adds(
+    ctx: Any, call: Any, goal: str, first: str, joined: str
+) -> None:
+    *_, last = await play(call, ctx, goal, first, joined)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert first in constraints and joined in constraints, last["prompt"]
+
+
+async def test_joined_on_with_a_word_of_change_still_changes(ctx: Any, call: Any) -> None:
+    goal, first, joined = JOINED_ON[0]
+    changed = "oh and actually the test got moved, it's in 4 weeks now"
+    *_, last = await play(call, ctx, goal, first, joined, changed)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert changed in constraints and joined in constraints and first not in constraints, last["prompt"]
+
+
+SWITCHES = [
+    (
+        "I want to open an online shop for my candles.",
+        "we sell through Etsy at the moment, fees are brutal",
+        "I'd like to launch before December.",
+        "alright, let's go with Squarespace",
+    ),
+    ("陶器のネットショップを始めたい", "いまはminneで少し売ってます", "発送は週2回", "手数料がきついからSTORESにする"),
+    ("趣味の写真ブログを始めたい", "書くのはnoteのつもり", "週1回更新", "やっぱ広告つけたいしWordPressにしよ"),
+]
+
+
+def test_none_of_the_switches_is_training_or_development_data() -> None:
+    assert not {m for row in SWITCHES for m in row} & known_texts("defghijklmnopqrst")
+
+
+@pytest.mark.parametrize(("goal", "named", "other", "switch"), SWITCHES)
+async def test_a_move_to_another_named_thing_replaces_the_statement_naming_the_old_one(
+    ctx: Any, call: Any, goal: str, named: str, other: str, switch: str
+) -> None:
+    *_, last = await play(call, ctx, goal, named, other, switch)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert switch in constraints and other in constraints and named not in constraints, last["prompt"]
+
+
+def test_names_and_moves_to_them() -> None:
+    assert nm.names_in("Google Sheets now, IT migrated us", "en") >= {"google sheets"}
+    assert nm.names_in("会社のPCはExcel2016です", "ja") == {"pc", "excel2016"}
+    assert nm.names_in("Tom is the designer and the budget is tight", "en") == frozenset()  # any word opens
+    assert nm.switched_to("we sell through Etsy at the moment", "en") == frozenset()  # no move: no word of it
+    assert nm.switched_to("Management decided we're switching to Teams.", "en") == {"teams"}
+
+
+@pytest.mark.parametrize("text", ["訂正。", "Correction:", "Update -", "変更です。"])
+def test_a_word_of_change_alone_sets_nothing(text: str) -> None:
+    assert nm.only_a_cue(text)
+
+
+@pytest.mark.parametrize("text", ["Correction: it's 16 people", "訂正。16人でした。", "update: moved to Friday"])
+def test_a_word_of_change_with_what_changes_sets_it(text: str) -> None:
+    assert not nm.only_a_cue(text)

@@ -70,6 +70,9 @@ ADDITIVE = _cue(
 # an explicit addition adds, whatever else it says ("On second thought, add Osaka as well")
 ADDS = _cue(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
 _LEADING_ADD = re.compile(r"^(?:(?:oh|and|plus|ok)[,\s]+)*(?:also|additionally|in addition)\b", _I)
+# a sentence that opens by joining on ("and there's a mock exam in 2 weeks", 「あと、5000円以上で送料無料に」):
+# with no word of change it adds to what was said, it changes nothing
+LEADING_AND = _cue(r"^(?:あと|あとは|それと|それから|ちなみに)[、,\s]", r"^(?:(?:oh|um+|er+)[,\s]+)?(?:and|plus)\b")
 _CLAUSE = re.compile(r"[,;、:]|\s(?:but|and|so|because)\s|けど|ので|から(?=[、,])")
 
 

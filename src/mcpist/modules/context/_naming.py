@@ -79,3 +79,113 @@ REMOVAL = _cue(
     r"|\b(?:drop|lift|remove|forget) (?:about )?the (?:\S+ )?(?:limit|cap|restriction|requirement|rule|maximum|max)\b"
     r"|\bnot (?:a|an) (?:issue|problem|concern|constraint) any ?more\b|\bwhatever(?:'s| is) best\b",
 )
+
+
+# a name: a product, tool, service or place, as people write them ("Shopify", "Google Sheets", "Excel 365",
+# "iPhone", "Excel2016", 「BASE」「Microsoft 365」); a capitalised word opening a sentence counts only with another
+# after it or a version number ("Google Sheets now", "Excel 365"), as any word may open a sentence
+_NAME_WORD = r"(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|[A-Za-z]+\d[\w.]*)"
+_NAMES_EN = re.compile(rf"(?<![\w'\u2019]){_NAME_WORD}(?:\s+(?:{_NAME_WORD}|\d+(?:\.\d+)?\b))*")
+_NAMES_JA = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s?[A-Za-z0-9][A-Za-z0-9.+#-]*)*")
+_NOT_NAMES = frozenset(
+    [
+        "i",
+        "i'm",
+        "i'd",
+        "i've",
+        "i'll",
+        "ok",
+        "okay",
+        "pls",
+        "lol",
+        "tbh",
+        "btw",
+        "asap",
+        "fyi",
+        "am",
+        "pm",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
+# a word that says the user moves to something else: "we're switching to Flutter", "let's go with Shopify",
+# "Google Sheets now, IT migrated us", 「Shopifyにするわ」「GarageBandに乗り換え」「Microsoft 365に更新済み」
+SWITCH = _cue(
+    r"乗り換え|に(?:変え|替え|変更|切り替え|切替え|移行|更新|決め|決定)|(?:に|で)(?:する|します|しよう|しよ|いく|行く)(?![たてっ])",
+    r"\bswitch(?:ing|ed|es)?\b|\bgo(?:ing)? with\b|\bwent with\b|\bgoing for\b|\bmov(?:e|ed|ing) (?:over )?to\b"
+    r"|\bmigrat\w*|\bchang(?:e|ed|ing) (?:over )?to\b|\breplac\w*|\binstead\b|\bdecided on\b|\bopted for\b"
+    r"|(?<!\bfor )\bnow\b",
+)
+
+
+def names_in(text: str, language: Language) -> frozenset[str]:
+    """The names a sentence mentions (see `_NAMES_EN`), lower-cased; in Japanese, the Latin-script ones."""
+    t = normalize(text)
+    if language == "ja":
+        found = [m.group(0).strip().rstrip(".") for m in _NAMES_JA.finditer(t)]
+    else:
+        found = [name for m in _NAMES_EN.finditer(t) if (name := _name(m, t))]
+    return frozenset(n.lower() for n in found if n.lower() not in _NOT_NAMES and len(n) >= 2)
+
+
+def _name(m: re.Match[str], text: str) -> str:
+    words = m.group(0).split()
+    opens = m.start() == 0 or text[: m.start()].rstrip()[-1:] in ".!?:"
+    if words[0].lower() in _NOT_NAMES:
+        words, opens = words[1:], False
+    # a capitalised word alone at the start of a sentence may be any word ("Budget is tight")
+    if not words or (opens and len(words) == 1 and words[0][1:].islower()):
+        return ""
+    return " ".join(words).rstrip(".")
+
+
+def switched_to(text: str, language: Language) -> frozenset[str]:
+    """The names a sentence says the user moves to ("let's go with Shopify" → shopify), or none without such a word."""
+    if SWITCH.search(normalize(text)) is None:
+        return frozenset()
+    return names_in(text, language)
+
+
+_CUE_ONLY = re.compile(rf"(?:{_REVISION_WORDS}|\bupdate\b|変更|すみません|sorry|[\s、。,.:;!?\uff01\uff1f-])+", _I)
+
+
+def only_a_cue(text: str) -> bool:
+    """A sentence that is nothing but a word of change (「訂正。」, "Correction:", "Update -"): what changes
+    follows it, so it replaces nothing itself."""
+    return _CUE_ONLY.fullmatch(normalize(text)) is not None

@@ -34,6 +34,7 @@ REPLACE = 0.5  # same-attribute probability from which a new statement replaces 
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
 LIFTED_MARGIN = 3.0  # a lifted condition's candidate must rank this many times above the next
 KIN = 0.05  # a change of value replaces the only statement with a value of its kind from this
+SWITCH_MARGIN = 2.0  # a move to another named thing replaces the named statement ranked this far above the next
 LIFTED = 0.1  # a lifted condition ("no limit on pages") replaces the candidate it sets with this, by the margin above
 ATTACH = 0.2  # below this similarity a refinement that replaces nothing attaches to the goal ...
 GOAL_MARGIN = 0.1  # ... and so does one this close to the goal as to the condition most like it
@@ -133,10 +134,12 @@ class _Turn:
             return None  # 「うち2人は今年の新卒」, "two of them never played": about some of a group, not its size
         topic = f.topic_of(s.text, self.reading.language)
         terms = frozenset(self.terms_of(s.text))
-        if not s.values and not terms and topic is None:
-            return None  # "ok go with that", 「それでお願いします」: nothing in it says what it sets
+        if (not s.values and not terms and topic is None) or nm.only_a_cue(s.text):
+            return None  # "ok go with that", 「それでお願いします」, 「訂正。」: nothing in it says what it sets
         lifts = nm.REMOVAL.search(text) is not None
         revises = bool(self.reading.revision or self.reading.accepted or lifts) or s.top == "REFINEMENT"
+        if f.LEADING_AND.search(text) and not (self.reading.revision or self.reading.accepted or f.CHANGE.search(text)):
+            return None  # "and there's a biology mock in 2 weeks" beside "exams start in 6 weeks": joined on, added
         # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
         # when no stored item says it, the revision is about something never stored
         turn = self.plan.exchange.turn
@@ -197,10 +200,26 @@ class _Turn:
             kin = [(old, p) for old, p in scored if self.shares_kind(s, old, strict=True)]
             if len(kin) == 1 and kin[0][1] >= KIN:
                 best = kin[0]
+        if best is None and scored:
+            best = self.switched(s, scored)
         # no word of change and below REPLACE: a new fact ("1 team leader per 15 temps" beside "120 temps"),
         # not a replacement; a lower bar for a value the model ranks far above the others (0.2, 3x the next)
         # lost 34 first labels and 22 prompts on the 412 development dialogs of eight authors (round 15)
         return best
+
+    def switched(self, s: Sentence, scored: list[tuple[Item, float]]) -> tuple[Item, float] | None:
+        """What a move to another named thing replaces ("we're switching to Flutter" after "stack's React and
+        Firebase", 「Shopifyにするわ」 after 「BASEで始める」): the stored statement naming something else that
+        the model ranks first, if it ranks it well above any other that names something."""
+        language = self.reading.language
+        new = nm.switched_to(s.text, language)
+        if not new:
+            return None
+        named = [(old, p) for old, p in scored if (names := nm.names_in(old.text, language)) and not names & new]
+        ranked = sorted(named, key=lambda pair: -pair[1])
+        if not ranked or ranked[0][1] < KIN or (len(ranked) > 1 and ranked[0][1] < SWITCH_MARGIN * ranked[1][1]):
+            return None
+        return ranked[0]
 
     def shares_kind(self, s: Sentence, item: Item, strict: bool = False) -> bool:
         """A value of the same kind and, when both say what they count, the same unit ("8 servers" is no
