@@ -200,3 +200,35 @@ def test_a_word_of_change_alone_sets_nothing(text: str) -> None:
 @pytest.mark.parametrize("text", ["Correction: it's 16 people", "訂正。16人でした。", "update: moved to Friday"])
 def test_a_word_of_change_with_what_changes_sets_it(text: str) -> None:
     assert not nm.only_a_cue(text)
+
+
+@pytest.mark.parametrize(
+    ("goal", "fact", "second", "asked"),
+    [
+        (
+            "月末の在庫集計を楽にしたい",
+            "商品は200種類くらい",
+            "別件。発注書のテンプレートも。",
+            "発注書のテンプレートも",
+        ),
+        (
+            "I want to plan a reading list for my book club.",
+            "We meet every third Thursday.",
+            "Separate question: could you suggest icebreakers for new members?",
+            "could you suggest icebreakers for new members",
+        ),
+    ],
+)
+async def test_a_separate_matter_named_in_a_sentence_of_its_own_opens_the_next(
+    ctx: Any, call: Any, goal: str, fact: str, second: str, asked: str
+) -> None:
+    assert not known_texts("defghijklmnopqrst") & {goal, fact, second}
+    *_, last = await play(call, ctx, goal, fact, second)
+    assert last["classification"]["intent"][0] == "PROBLEM_DEFINITION", last["classification"]
+    assert asked in sections(last["prompt"])["Mission"], last["prompt"]
+
+
+def test_a_separate_matter_announced_before_a_fact_opens_nothing() -> None:
+    assert w.only_separates("別件です。") and w.only_separates("Separate question:")
+    assert not w.asks_for_something("The budget is 200 euros.")
+    assert w.asks_for_something("発注書のテンプレートも。")

@@ -261,7 +261,12 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
         wish = f.WISH.search(text) is not None and not f.NEGATED_WISH.search(text)
         if weak and out[i] == "statement" and wish and p >= AFTER_WEAK_WISH and not reading.revision:
             out[i] = "goal"  # small talk was taken for the goal: 「北海道旅行したいんだけど」 joins it
-        separate = w.opens_separate_request(s.text) and not reading.revision
+        if w.only_separates(s.text):
+            out[i] = "filler"  # 「別件。」 sets nothing: it says what the next sentence does
+            continue
+        # 「別件。月次グラフの作り方も。」: the separate matter named in a sentence of its own opens the next one
+        announced = i > 0 and w.only_separates(reading.sentences[i - 1].text) and w.asks_for_something(s.text)
+        separate = (w.opens_separate_request(s.text) or announced) and not reading.revision
         if out[i] in ("question", "statement") and separate:
             out[i] = "goal"  # "Separately, could you also draft three interview questions?": a second goal
         if out[i] != "goal":

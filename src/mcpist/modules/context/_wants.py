@@ -181,3 +181,22 @@ def opens_separate_request(text: str) -> bool:
     if NEGATED_WISH.search(t):
         return False
     return (_SEPARATE.search(t) is not None and _ASKS_TO_DO.search(t) is not None) or _ALSO_WRITE.search(t) is not None
+
+
+_ONLY_SEPARATES = _cue(
+    r"^(?:(?:あと|また|それと|で)[、,]?\s*)?(?:別件|それとは別に|話(?:は|が)?変わりますが)"
+    r"(?:です|なんですが|なんですけど|ですが|ですけど|で(?:恐縮|すみません)(?:です|ですが)?)?[\s.。:、,!-]*$",
+    r"^(?:(?:oh|and|also|ok|okay)[,\s]+)?(?:separately|separate (?:thing|question|request|matter)|unrelated"
+    r"|on a (?:different|separate) note|different (?:topic|matter))[\s.:,!-]*$",
+)
+
+
+def only_separates(text: str) -> bool:
+    """A sentence that only says a separate matter follows (「別件。」, "Separate question:"): the next one opens it."""
+    return _ONLY_SEPARATES.search(normalize(text).strip()) is not None
+
+
+def asks_for_something(text: str) -> bool:
+    """A request, a question, or 「…も。」 ("… too"), which asks for it by leaving the request unsaid."""
+    t = normalize(text).strip()
+    return bool(_ASKS_TO_DO.search(t) or is_interrogative(t) or re.search(r"も[。.!]?$", t))
