@@ -232,3 +232,19 @@ def test_a_separate_matter_announced_before_a_fact_opens_nothing() -> None:
     assert w.only_separates("別件です。") and w.only_separates("Separate question:")
     assert not w.asks_for_something("The budget is 200 euros.")
     assert w.asks_for_something("発注書のテンプレートも。")
+
+
+async def test_a_confirmed_proposal_replaces_what_the_question_was_about(ctx: Any, call: Any) -> None:
+    messages = (
+        "I need to sort out the accounts for our bridge club.",
+        "year end is 31 July",
+        "and the AGM on 14 September is when I present them",
+        "could we push the AGM back to 28 September?",
+        "chair says fine, 28 September it is",
+    )
+    assert not known_texts("defghijklmnopqrst") & set(messages)
+    *_, last = await play(call, ctx, *messages)
+    parts = sections(last["prompt"])
+    stated = parts["Mission"] + parts.get("Constraints", "")
+    assert "year end is 31 July" in stated and messages[-1] in stated, last["prompt"]
+    assert "14 September" not in stated, last["prompt"]

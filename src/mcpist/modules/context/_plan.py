@@ -155,6 +155,12 @@ class _Turn:
         turned_down = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in rejected)]
         if turned_down:
             named, candidates, revises = rejected, turned_down, True
+        # "could we push the AGM back to 4 October?", then "chair says fine, 4 October it is": the value the user's
+        # last question proposed sets what that question was about
+        proposed = self.proposal(s)
+        about = [old for old in candidates if proposed & frozenset(old.terms)]
+        if about and not named:
+            candidates, revises = about, True
         bar = REPLACE_REVISED if revises else REPLACE
         # the sentence that states the goal is masked in the mission once replaced: only a message that
         # says it changes something may do that (「3級は去年取りました」 leaves 「簿記2級に合格したい」); a
@@ -206,6 +212,17 @@ class _Turn:
         # not a replacement; a lower bar for a value the model ranks far above the others (0.2, 3x the next)
         # lost 34 first labels and 22 prompts on the 412 development dialogs of eight authors (round 15)
         return best
+
+    def proposal(self, s: Sentence) -> frozenset[str]:
+        """The words of the user's previous message when it asked about the value this sentence sets ("could we
+        push the AGM back to 4 October?" before "4 October it is"), less the sentence's own; else none."""
+        before = [e for e in self.store.exchanges if e.turn < self.plan.exchange.turn]
+        if not before or not s.values:
+            return frozenset()
+        asked = f.normalize(before[-1].message)
+        if not f.is_interrogative(asked) or not any(v.text in asked for v in s.values):
+            return frozenset()
+        return frozenset(self.terms_of(asked)) - frozenset(self.terms_of(s.text))
 
     def switched(self, s: Sentence, scored: list[tuple[Item, float]]) -> tuple[Item, float] | None:
         """What a move to another named thing replaces ("we're switching to Flutter" after "stack's React and
