@@ -112,3 +112,46 @@ async def test_after_consent_the_sites_of_the_grant_are_kept() -> None:
         fields = await confluence.connected(http, Account(service="confluence", name="cloud", kind="oauth2"))
     assert str(seen[0].url) == "https://api.atlassian.com/oauth/token/accessible-resources"
     assert [s["id"] for s in _json.loads(fields["sites"])] == ["c-1", "c-2"]
+
+
+@pytest.mark.anyio
+async def test_after_consent_a_grant_that_covers_no_site_is_refused() -> None:
+    import httpx
+
+    from mcpist.modules import Unauthenticated
+    from mcpist.upstream import ServiceClient
+
+    answers: list[object] = [[{"url": "https://broken.example"}, {"id": "c-3"}, "not a site"], {"not": "a list"}]
+    http = ServiceClient(
+        "confluence",
+        "https://api.atlassian.com",
+        transport=httpx.MockTransport(lambda request: httpx.Response(200, json=answers.pop(0))),
+        credentials=FakeCredentials("t"),
+    )
+    assert module.connected is not None
+    async with http:
+        for _ in range(2):
+            with pytest.raises(Unauthenticated, match="grant access to a Confluence site and connect again"):
+                await module.connected(http, Account(service="confluence", name="cloud", kind="oauth2"))
+
+
+@pytest.mark.anyio
+async def test_after_consent_a_site_without_a_name_is_kept_with_an_empty_one() -> None:
+    import json as _json
+
+    import httpx
+
+    from mcpist.upstream import ServiceClient
+
+    http = ServiceClient(
+        "confluence",
+        "https://api.atlassian.com",
+        transport=httpx.MockTransport(
+            lambda request: httpx.Response(200, json=[{"id": "c-9", "url": "https://x.atlassian.net", "name": None}])
+        ),
+        credentials=FakeCredentials("t"),
+    )
+    assert module.connected is not None
+    async with http:
+        fields = await module.connected(http, Account(service="confluence", name="cloud", kind="oauth2"))
+    assert _json.loads(fields["sites"]) == [{"id": "c-9", "url": "https://x.atlassian.net", "name": ""}]

@@ -50,6 +50,12 @@ from .api import (
     embedding_timer,
 )
 
+# Jira's and Confluence's sites of an Atlassian OAuth grant: for the built-in modules, not in __all__
+from .atlassian import granted_sites as granted_sites
+from .atlassian import site_url as site_url
+from .atlassian import sites_named as sites_named
+from .atlassian import stored_sites as stored_sites
+
 __all__ = [
     "URL_PATTERN",
     "Account",

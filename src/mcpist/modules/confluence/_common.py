@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
@@ -10,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import Field
 
-from mcpist.modules import InvalidArgument, NotFound
+from mcpist.modules import InvalidArgument, NotFound, site_url, sites_named, stored_sites
 from mcpist.upstream import Page, collect
 
 from ._module import Ctx
@@ -38,17 +37,6 @@ class Site:
     web: str  # the site's root URL, for links people open
 
 
-def _sites(ctx: Ctx) -> list[dict[str, str]]:
-    raw = ctx.account.fields.get("sites") if ctx.account else None
-    if not raw:
-        return []
-    try:
-        found = json.loads(raw)
-    except ValueError:
-        return []
-    return [s for s in found if isinstance(s, dict) and isinstance(s.get("id"), str)] if isinstance(found, list) else []
-
-
 def resolve_site(ctx: Ctx, site: str | None) -> Site:
     """Where this call goes: the override, the account's own site, or one of an OAuth grant's sites.
 
@@ -61,29 +49,21 @@ def resolve_site(ctx: Ctx, site: str | None) -> Site:
         return Site("", (own or ctx.settings.site_override).rstrip("/"))
     if own:
         return Site("", own.rstrip("/"))
-    sites = _sites(ctx)
+    sites = stored_sites(fields.get("sites"))
     if not sites:
         raise InvalidArgument(
             "confluence: this account has no site; run `mcpist account add confluence --set "
             "site=https://YOUR-SITE.atlassian.net ...` (or connect it with OAuth)",
             {"service": SERVICE},
         )
-    if site:
-        wanted = site.strip().rstrip("/").lower()
-        chosen = [
-            s
-            for s in sites
-            if wanted in (s["id"].lower(), str(s.get("url", "")).rstrip("/").lower(), str(s.get("name", "")).lower())
-        ]
-    else:
-        chosen = sites if len(sites) == 1 else []
+    chosen = sites_named(sites, site) if site else (sites if len(sites) == 1 else [])
     if len(chosen) != 1:
         names = [s.get("name") or s.get("url") or s["id"] for s in sites]
         raise InvalidArgument(
             f"confluence: name one of this account's sites as `site`: {', '.join(map(str, names))}",
             {"service": SERVICE, "sites": names},
         )
-    return Site(f"/ex/confluence/{chosen[0]['id']}", str(chosen[0].get("url", "")).rstrip("/"))
+    return Site(f"/ex/confluence/{chosen[0]['id']}", site_url(chosen[0]))
 
 
 def api(ctx: Ctx, site: str | None) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from pydantic import Field
 
 from mcpist.modules import (
@@ -14,7 +12,7 @@ from mcpist.modules import (
     OAuth2Auth,
     ServiceSettings,
     ToolContext,
-    Unauthenticated,
+    granted_sites,
 )
 from mcpist.upstream import ServiceClient
 
@@ -95,14 +93,5 @@ def _api_root(settings: ConfluenceSettings, account: Account) -> str:
 @module.on_connect
 async def _sites(http: ServiceClient, account: Account) -> dict[str, str]:
     """After consent: the sites (cloud ids) the grant covers, kept with the account as `sites`."""
-    found = await http.get_json("/oauth/token/accessible-resources")
-    sites = [
-        {"id": str(s["id"]), "url": str(s["url"]), "name": str(s.get("name", ""))}
-        for s in (found if isinstance(found, list) else [])
-        if isinstance(s, dict) and s.get("id") and s.get("url")
-    ]
-    if not sites:
-        raise Unauthenticated(
-            "this Atlassian grant covers no site; grant access to a Confluence site and connect again"
-        )
-    return {"sites": json.dumps(sites, separators=(",", ":"))}
+    # under the client's root: the gateway (`base_url`), or `site_override` (a proxy, tests) when that is set
+    return await granted_sites(http, "/oauth/token/accessible-resources", "Confluence")

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from pydantic import Field
 
-from mcpist.modules import InvalidArgument, NotFound
+from mcpist.modules import InvalidArgument, NotFound, site_url, sites_named, stored_sites
 from mcpist.upstream import Page, collect, offset_next
 
 from ._module import Ctx
@@ -47,14 +47,6 @@ class Target:
     web: str  # the site's root, for `{web}/browse/KEY`
 
 
-def _sites(raw: str | None) -> list[dict[str, str]]:
-    try:
-        found = json.loads(raw or "[]")
-    except ValueError:
-        return []
-    return [s for s in found if isinstance(s, dict) and isinstance(s.get("id"), str)] if isinstance(found, list) else []
-
-
 def target(ctx: Ctx, site: str | None) -> Target:
     """Where this call's requests go, for the account and the `site` the caller named.
 
@@ -69,12 +61,10 @@ def target(ctx: Ctx, site: str | None) -> Target:
         if not web:
             raise invalid("the account has no site: mcpist account add jira --set site=https://YOUR.atlassian.net")
         return Target("", web.rstrip("/"))
-    sites = _sites(account.fields.get("sites"))
+    sites = stored_sites(account.fields.get("sites"))
     if site is not None:
         wanted = site.strip().rstrip("/").lower()
-        sites = [s for s in sites if wanted in (s["id"].lower(), str(s.get("name", "")).lower(), _url(s).lower())] or [
-            s for s in sites if _url(s).lower().split("//")[-1] == wanted
-        ]
+        sites = sites_named(sites, site) or [s for s in sites if site_url(s).lower().split("//")[-1] == wanted]
         if not sites:
             raise invalid(f"the account covers no site {site!r}", sites=_names(account.fields.get("sites")))
     if len(sites) != 1:
@@ -83,15 +73,11 @@ def target(ctx: Ctx, site: str | None) -> Target:
             raise invalid("the account covers no Jira site; connect it again: mcpist account connect jira")
         raise invalid(f"the account covers several sites; pass `site`, one of {', '.join(names)}", sites=names)
     chosen = sites[0]
-    return Target(f"/ex/jira/{quote(chosen['id'], safe='')}", (override or _url(chosen)).rstrip("/"))
-
-
-def _url(entry: Mapping[str, Any]) -> str:
-    return str(entry.get("url", "")).rstrip("/")
+    return Target(f"/ex/jira/{quote(chosen['id'], safe='')}", (override or site_url(chosen)).rstrip("/"))
 
 
 def _names(raw: str | None) -> list[str]:
-    return [str(s.get("name") or s["id"]) for s in _sites(raw)]
+    return [str(s.get("name") or s["id"]) for s in stored_sites(raw)]
 
 
 def api(ctx: Ctx, site: str | None) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from pydantic import Field
 
 from mcpist.modules import (
@@ -14,7 +12,7 @@ from mcpist.modules import (
     OAuth2Auth,
     ServiceSettings,
     ToolContext,
-    Unauthenticated,
+    granted_sites,
 )
 from mcpist.upstream import ServiceClient
 
@@ -99,12 +97,6 @@ def _api_root(settings: JiraSettings, account: Account) -> str:
 @module.on_connect
 async def _accessible_sites(http: ServiceClient, account: Account) -> dict[str, str]:
     """After OAuth consent: the Jira sites the grant covers, for `site` to choose from."""
-    found = await http.get_json("https://api.atlassian.com/oauth/token/accessible-resources")
-    sites = [  # a site without a name is still a site (the name is only shown)
-        {"id": str(s["id"]), "url": str(s["url"]), "name": str(s.get("name") or "")}
-        for s in (found if isinstance(found, list) else [])
-        if isinstance(s, dict) and s.get("id") and s.get("url")
-    ]
-    if not sites:
-        raise Unauthenticated("this Atlassian grant covers no site; grant access to a Jira site and connect again")
-    return {"sites": json.dumps(sites, separators=(",", ":"))}
+    # the gateway's own URL, whatever the client's root: under `site_override` or another `base_url` the client
+    # refuses it (another origin) rather than asking that server
+    return await granted_sites(http, "https://api.atlassian.com/oauth/token/accessible-resources", "Jira")
