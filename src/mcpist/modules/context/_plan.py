@@ -280,11 +280,11 @@ class _Turn:
         goals = [item for item in self.items if item.active and item.kind == "problem"]
         return goals[-1] if goals else None
 
-    def scopes_goal(self, s: Sentence) -> bool:
-        """Whether a request to keep the work to one part is about the goal: unless the stored condition most
-        like it shares a word with it (「日本語だけでお願い」 beside 「英語と日本語の両方で」), the part is of the
-        work ("let's just get the first day sorted" beside "change of plan - the week after Easter")."""
-        parent = self.parent_of(s)
+    def scopes_goal(self, s: Sentence, parent: Item | None) -> bool:
+        """Whether a request to keep the work to one part is about the goal, given what it would refine
+        (`parent_of`): unless the stored condition most like it shares a word with it (「日本語だけでお願い」
+        beside 「英語と日本語の両方で」), the part is of the work ("let's just get the first day sorted" beside
+        "change of plan - the week after Easter")."""
         if parent is None or parent.tier == "core":
             return True
         return not (frozenset(self.terms_of(s.text)) & frozenset(parent.terms))
@@ -426,8 +426,10 @@ def plan_turn(
         focus = not given and has_goal and said and w.narrows_goal(s.text)
         # "let's just rework chapters 11 to 14 first": the work kept to one part of the goal, when the goal is
         # what it is about (「日本語だけでお願い」-like requests about a condition stay beside the condition)
+        parent: Item | None = None
         if not given and has_goal and st.narrows_scope(s.text):
-            if t.scopes_goal(s):
+            parent = t.parent_of(s)
+            if t.scopes_goal(s, parent):
                 focus = True
             elif s.interrogative:
                 by_role["question"].append(s)  # "can we just do first come first served?": a question after all
@@ -452,7 +454,7 @@ def plan_turn(
                     t.change(child, parent_id=item.id)
             reasons.append(why.replaces(language, old.text, p))
         elif refinement:
-            parent = t.latest_goal() if focus else t.parent_of(s)
+            parent = t.latest_goal() if focus else parent or t.parent_of(s)
             tier: Tier = parent.tier if parent is not None else "core"
             item = t.make(tier, "refinement", s.text, label, reason)
             if parent is not None:
