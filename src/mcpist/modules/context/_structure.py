@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, WISH, _cue, is_interrogative, normalize, values_of
+from ._text import detect_language
 from ._wants import THIRD_PARTY_WISH, states_wish
 
 # a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
@@ -57,7 +58,19 @@ def introduces_self(text: str) -> bool:
     t = normalize(text)
     # someone else's wish counts here: "I'm a designer, my client wants a new logo" is the task, not who asks
     wishes = states_wish(t) or THIRD_PARTY_WISH.search(t) is not None
-    return bool(_SELF_INTRO.search(t)) and not wishes and not is_interrogative(t)
+    found = list(_SELF_INTRO.finditer(t))
+    if not found or wishes or is_interrogative(t):
+        return False
+    # a Japanese sentence ends on what it says: 「ネットショップをやっているんですが、カゴ落ちが多くて…」 leads on
+    # from the introduction to a problem, which makes it the goal (「配車担当です、急ぎじゃないです」 does not)
+    rest = _SENTENCE_END.split(t[found[-1].end() :], maxsplit=1)[0]
+    leads_on = _LEADS_ON.match(rest) is not None and content_len(rest) > _INTRO_TAIL
+    return not (leads_on and detect_language(t) == "ja")
+
+
+_SENTENCE_END = re.compile(r"[。.!?\n]")
+_LEADS_ON = re.compile(r"(?:が|けど|けれど(?:も)?|ので|から)[、,]")
+_INTRO_TAIL = 6  # letters (a kanji counts two) after 「…んですが、」 that say more than who the user is
 
 
 def content_len(text: str) -> int:

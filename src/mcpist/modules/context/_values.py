@@ -83,6 +83,8 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
     (
         "duration",
         re.compile(
+            # 「十分や」「十分です」 is "enough", not ten minutes (「十分で終わる」 stays a duration)
+            rf"(?<![\d一二三四五六七八九百千])(?!十分(?:や|だ|です|な|に|じゃ|すぎ|[。!、]|$))"
             rf"{_NUM}\s*(?:分間?|時間|日間|日分|日|泊|週間|か月|ヶ月|カ月|ケ月|年間|秒)|半年|半日"
             rf"|\b{_EN_NUM}[- ]?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|seconds?|secs?|ms)\b",
             _I,

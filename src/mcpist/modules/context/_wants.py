@@ -102,7 +102,8 @@ def narrows_goal(text: str) -> bool:
 # what the user cares about most, a stronger word than `NARROWING`'s 「特に」 (which is also "nothing in
 # particular") or "start with"; not a model feature
 FOCUS = _cue(
-    r"一番は|いちばんは|一番の",
+    # 「とりあえず制限時間内にゴールできたら十分」: what would be enough is what the user is after
+    r"一番は|いちばんは|一番の|(?:できたら|できれば|られたら|られれば|れたら|れば|たら)(?:それで)?(?:十分|じゅうぶん|満足)",
     # "mostly" opening the sentence says what matters most; inside it, how things are ("arrivals mostly on
     # June 14", "I ship mostly to Germany")
     r"^(?:(?:and|but|so|oh|ok|okay|well|honestly|tbh|really|though),?\s+)*(?:mostly|mainly|primarily)\b",
