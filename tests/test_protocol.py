@@ -238,17 +238,17 @@ async def test_a_tool_named_with_its_module_runs_and_a_misspelt_one_gets_close_n
 async def test_the_identity_stamped_on_results_is_the_sdks_in_a_fresh_copy(tmp_path: Path) -> None:
     from mcp.server import Server
 
+    from mcpist.modules.api import Caller
     from mcpist.protocol.server import build_server
 
     async with runtime(tmp_path) as rt:
-        server = build_server(rt, lambda _ctx: None)  # type: ignore[arg-type,return-value]
-    sdk_stamp = Server.server_info_stamp.fget(server)  # type: ignore[attr-defined]
+        server = build_server(rt, lambda _ctx: Caller(user_id="tester"))
+    sdk_stamp = Server.server_info_stamp.fget(server)  # type: ignore[attr-defined]  # mypy types a property as a callable
     first = server.server_info_stamp
     assert first == sdk_stamp and first["name"] == "mcpist"
     first["name"] = "changed by a handler"
     assert server.server_info_stamp == sdk_stamp
     # an identity with a nested value (icons) gets the SDK's deep copy
-    server.__dict__.pop("_flat_stamp", None)
     server.__dict__["_flat_stamp"] = None
     nested = server.server_info_stamp
     assert nested == sdk_stamp and nested is not sdk_stamp

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from phrasings import known_texts, play
+from phrasings import every_known_text, play
 
 from mcpist.modules.context import _naming as nm
 from mcpist.modules.context import _structure as st
@@ -70,7 +70,7 @@ TASK_BESIDE_A_REMARK = [
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
     mine = {*SAME_WORK, *FRAMED, *NOT_FRAMED, *ANNOUNCED, *TASK_BESIDE_A_REMARK}
     mine |= {m for row in SECOND_REQUESTS for m in row if m}
-    assert not mine & known_texts("defghijklmnopqrstu")
+    assert not mine & every_known_text()
 
 
 @pytest.mark.parametrize(("goal", "fact", "second"), [r for r in SECOND_REQUESTS if r[2]])
@@ -139,7 +139,7 @@ JOINED_ON = [
 
 
 def test_none_of_the_joined_on_phrasings_is_training_or_development_data() -> None:
-    assert not {m for row in JOINED_ON for m in row} & known_texts("defghijklmnopqrstu")
+    assert not {m for row in JOINED_ON for m in row} & every_known_text()
 
 
 @pytest.mark.parametrize(("goal", "first", "joined"), JOINED_ON)
@@ -172,7 +172,7 @@ SWITCHES = [
 
 
 def test_none_of_the_switches_is_training_or_development_data() -> None:
-    assert not {m for row in SWITCHES for m in row} & known_texts("defghijklmnopqrstu")
+    assert not {m for row in SWITCHES for m in row} & every_known_text()
 
 
 @pytest.mark.parametrize(("goal", "named", "other", "switch"), SWITCHES)
@@ -222,7 +222,7 @@ def test_a_word_of_change_with_what_changes_sets_it(text: str) -> None:
 async def test_a_separate_matter_named_in_a_sentence_of_its_own_opens_the_next(
     ctx: Any, call: Any, goal: str, fact: str, second: str, asked: str
 ) -> None:
-    assert not known_texts("defghijklmnopqrstu") & {goal, fact, second}
+    assert not every_known_text() & {goal, fact, second}
     *_, last = await play(call, ctx, goal, fact, second)
     assert last["classification"]["intent"][0] == "PROBLEM_DEFINITION", last["classification"]
     assert asked in sections(last["prompt"])["Mission"], last["prompt"]
@@ -242,7 +242,7 @@ async def test_a_confirmed_proposal_replaces_what_the_question_was_about(ctx: An
         "could we push the AGM back to 28 September?",
         "chair says fine, 28 September it is",
     )
-    assert not known_texts("defghijklmnopqrstu") & set(messages)
+    assert not every_known_text() & set(messages)
     *_, last = await play(call, ctx, *messages)
     parts = sections(last["prompt"])
     stated = parts["Mission"] + parts.get("Constraints", "")
@@ -258,7 +258,7 @@ def test_an_introduction_that_leads_on_to_a_problem_is_no_introduction() -> None
 
 async def test_a_problem_after_an_introduction_is_the_goal(ctx: Any, call: Any) -> None:
     first = "古着屋をやっているんですが、在庫が全然減らなくて店が回りません。"
-    assert not known_texts("defghijklmnopqrstu") & {first}
+    assert not every_known_text() & {first}
     (turn,) = await play(call, ctx, first)
     assert turn["classification"]["intent"][0] == "PROBLEM_DEFINITION", turn["classification"]
     assert "在庫が全然減らなくて" in sections(turn["prompt"])["Mission"], turn["prompt"]

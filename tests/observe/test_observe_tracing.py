@@ -83,11 +83,12 @@ async def test_one_trace_from_the_request_to_upstream_and_database(
 async def test_the_sdks_span_per_message_is_entered_only_while_tracing_is_on(tmp_path: Path) -> None:
     from mcp.server._otel import OpenTelemetryMiddleware
 
+    from mcpist.modules.api import Caller
     from mcpist.protocol.server import _WhileTracing, build_server
     from support import runtime
 
     async with runtime(tmp_path) as rt:
-        installed = build_server(rt, lambda _ctx: None).middleware  # type: ignore[arg-type,return-value]
+        installed = build_server(rt, lambda _ctx: Caller(user_id="tester")).middleware
     assert not any(isinstance(m, OpenTelemetryMiddleware) for m in installed)
     assert [m for m in installed if isinstance(m, _WhileTracing) and isinstance(m.inner, OpenTelemetryMiddleware)]
 
@@ -101,10 +102,12 @@ async def test_the_sdks_span_per_message_is_entered_only_while_tracing_is_on(tmp
     async def answer(ctx: Any) -> dict[str, Any]:
         return {"answered": ctx}
 
-    wrapped = _WhileTracing(Inner())  # type: ignore[arg-type]
-    assert await wrapped("off", answer) == {"answered": "off"} and entered == []
+    wrapped = _WhileTracing(Inner())
+    off: Any = "off"  # a stand-in for the request context, which the wrapper only passes on
+    on: Any = "on"
+    assert await wrapped(off, answer) == {"answered": "off"} and entered == []
     _tracing.enable(ObserveSettings(otel=True), "test", exporter=InMemorySpanExporter(), install_global=False)
     try:
-        assert await wrapped("on", answer) == {"answered": "on"} and entered == ["on"]  # type: ignore[arg-type]
+        assert await wrapped(on, answer) == {"answered": "on"} and entered == ["on"]
     finally:
         _tracing.disable()
