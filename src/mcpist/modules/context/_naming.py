@@ -1,7 +1,7 @@
 """What a sentence replaces by naming it or lifts, when its value cannot say: 「WindowsではなくMac」,
 "instead of PostgreSQL", "BookStack vetoed by security", 「民泊は却下」, "format doesn't matter".
 
-The plan (`_plan._Turn.replacement`) narrows its candidates to the stored statements that name what is
+The plan (`_turn._Turn.replacement`) narrows its candidates to the stored statements that name what is
 replaced or turned down; a lifted condition sets no value, so it is matched by the model and a shared word.
 """
 
