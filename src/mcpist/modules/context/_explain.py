@@ -65,6 +65,12 @@ def replaced_by(language: Language, new: str, probability: float, cue: str | Non
     return f"'{_clip(new)}' set the same attribute to a new value (p={probability:.2f}{said})"
 
 
+def kept_part(language: Language, old: str, new: str) -> str:
+    if language == "ja":
+        return f"「{_clip(old)}」のうち、「{_clip(new)}」が設定し直さなかった部分"
+    return f"the part of '{_clip(old)}' that '{_clip(new)}' did not set anew"
+
+
 def refines(language: Language, parent: str) -> str:
     if language == "ja":
         return f"「{_clip(parent)}」を具体化する"

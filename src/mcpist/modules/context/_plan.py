@@ -22,6 +22,7 @@ from . import _features as f
 from . import _structure as st
 from . import _tfidf
 from . import _wants as w
+from ._clauses import kept_clauses
 from ._intent import Label, Vector, Weights
 from ._model import Exchange, Item, Store, Tier
 from ._reading import Reading, Role, Sentence, external_roles, roles
@@ -178,6 +179,17 @@ def plan_turn(
             item.parent_id = old.parent_id
             t.change(old, superseded_by=item.id, replaced_reason=why.replaced_by(language, s.text, p, reading.revision))
             plan.superseded_texts.append(old.text)
+            # "30-minute slot and the audience is mostly mid-level engineers", then "cut to 20 minutes": what
+            # the newer statement does not set stays (a goal's own sentence keeps it in the mission already)
+            rest = (
+                None
+                if t.in_goal(old)
+                else kept_clauses(old.text, s.values, frozenset(terms_of(s.text)), terms_of, language)
+            )
+            if rest is not None:
+                same: Label = "REFINEMENT" if old.label == "REFINEMENT" else "CONSTRAINT_ADDITION"
+                kept = t.make(old.tier, old.kind, rest, same, why.kept_part(language, old.text, s.text))
+                kept.parent_id = old.parent_id
             for child in items:
                 if child.parent_id == old.id and child.active:
                     t.change(child, parent_id=item.id)

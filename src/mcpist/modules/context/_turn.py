@@ -255,6 +255,10 @@ class _Turn:
         probs = self.weights.intent(self.vectors[item.text], f.features(item.text, detect_language(item.text)))
         return max(probs, key=lambda label: probs[label]) == "PROBLEM_DEFINITION"
 
+    def in_goal(self, item: Item) -> bool:
+        """Whether a stored statement is part of an active goal's text."""
+        return any(g.active and g.kind == "problem" and item.text in g.text for g in self.items)
+
     def latest_goal(self) -> Item | None:
         goals = [item for item in self.items if item.active and item.kind == "problem"]
         return goals[-1] if goals else None

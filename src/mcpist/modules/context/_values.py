@@ -233,6 +233,20 @@ def _masked(value: Value, mark: str) -> str:
     return masked if masked != value.text else mark
 
 
+def replaced_values(text: str, new: tuple[Value, ...]) -> list[Value]:
+    """The values of `text` (normalised) a newer statement with the values `new` replaces: those with a unit
+    it names ("80 guests" → "95 guests"), else those of its kind, else (a bare number on either side) the
+    numeric ones; when none matches (or it has no value), the one value of a single-valued `text`."""
+    values = values_of(text)
+    units = {(v.kind, v.unit) for v in new if v.unit}
+    kinds = {v.kind for v in new}
+    numeric = bool(kinds & NUMERIC)
+    chosen = [v for v in values if (v.kind, v.unit) in units]
+    chosen = chosen or [v for v in values if v.kind in kinds and not (v.unit and units and v.kind in dict(units))]
+    bare = [v for v in values if numeric and v.kind in NUMERIC and ("number" in kinds or v.kind == "number")]
+    return chosen or bare or (list(values) if len(values) == 1 else [])
+
+
 def mask_replaced(text: str, new: tuple[Value, ...], mark: str) -> str:
     """`text` (normalised) with only the values a newer statement replaces masked: those with a unit it
     names ("80 guests" → "95 guests"), else those of its kind, else (a bare number on either side) the
@@ -242,13 +256,7 @@ def mask_replaced(text: str, new: tuple[Value, ...], mark: str) -> str:
     """
     t = normalize(text)
     values = values_of(t)
-    units = {(v.kind, v.unit) for v in new if v.unit}
-    kinds = {v.kind for v in new}
-    numeric = bool(kinds & NUMERIC)
-    chosen = [v for v in values if (v.kind, v.unit) in units]
-    chosen = chosen or [v for v in values if v.kind in kinds and not (v.unit and units and v.kind in dict(units))]
-    bare = [v for v in values if numeric and v.kind in NUMERIC and ("number" in kinds or v.kind == "number")]
-    chosen = chosen or bare or (list(values) if len(values) == 1 else [])
+    chosen = replaced_values(t, new)
     out, pos = [], 0
     for v in values:
         start = t.find(v.text, pos)
