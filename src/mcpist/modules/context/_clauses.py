@@ -31,7 +31,8 @@ MIN_WORDS = 2  # an English clause shorter than this ("like", "obviously") belon
 MIN_CHARS = 3  # the same for a Japanese clause (「多分」)
 
 
-def _clauses(text: str, language: Language) -> list[str]:
+def clauses(text: str, language: Language) -> list[str]:
+    """`text` (normalised) cut into clauses; a piece too short to say anything joins the clause before it."""
     pieces = [p.strip() for p in (_SPLIT_JA if language == "ja" else _SPLIT_EN).split(text)]
     out: list[str] = []
     for piece in pieces:
@@ -68,13 +69,11 @@ def kept_clauses(
     replaced = replaced_values(text, new)
     if not new or not replaced:
         return None
-    clauses = _clauses(text, language)
-    if len(clauses) < 2:
+    parts = clauses(text, language)
+    if len(parts) < 2:
         return None
-    set_here = [
-        any(v.text in clause for v in replaced) or bool(new_terms & set(terms_of(clause))) for clause in clauses
-    ]
-    kept = [c for c, hit in zip(clauses, set_here, strict=True) if not hit]
+    set_here = [any(v.text in part for v in replaced) or bool(new_terms & set(terms_of(part))) for part in parts]
+    kept = [part for part, hit in zip(parts, set_here, strict=True) if not hit]
     if not any(set_here) or not kept:
         return None
     # a kept clause must say something of its own: a value, or words beyond a single one

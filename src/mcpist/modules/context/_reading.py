@@ -78,10 +78,66 @@ class Reading:
 _LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)](?!\d)|[\u2460-\u2473\u2776-\u277f])\s*")
 
 
+# a statement with a short question about it after its last comma: "Priya has to sign off each stage, does that
+# slow us down?", 「プランターは3つなんですけど、1つに2株って多すぎますか?」; the statement is said either way
+_TAG_EN = re.compile(
+    r"^(?P<lead>.+),\s+(?P<tag>(?:(?:but|so|and)\s+)?(?:does|do|did|is|are|was|will|would|could|can|should|has|have"
+    r"|isn't|doesn't|won't|wouldn't|right|ok|okay|any|what|how|which|where|when|why|maybe|or)\b[^,]*\?+)\s*$",
+    re.IGNORECASE,
+)
+_TAG_JA = re.compile(
+    "^(?P<lead>.+(?:けど|けれど|けれども|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや))、"
+    "(?P<tag>[^、]+[?\uff1f]+)\\s*$"
+)
+# a lead that is itself a question or only a condition of the question ("if the budget is $500, what …?")
+_NOT_A_STATEMENT = re.compile(
+    r"^(?:if|when|unless|whether|assuming|supposing|is|are|do|does|did|can|could|would|will|should|what|how|why"
+    r"|which|who|where)\b|[?\uff1f]",
+    re.IGNORECASE,
+)
+# a tag that only asks for help with what the lead says ("…, can you help me?", 「…、手伝ってくれる?」) is part of it
+_ONLY_HELP = re.compile(
+    r"^(?:(?:so|and|but)\s+)?(?:(?:can|could|would|will) (?:you|u|someone|anyone) (?:please )?(?:help|assist)"
+    r"(?: me| us)?(?: out)?(?: with (?:it|this|that))?(?: please)?|any (?:ideas|tips|advice|suggestions|thoughts))\?+$"
+    r"|^(?:手伝って|助けて|相談に乗って)\S{0,10}[?\uff1f]+$",
+    re.IGNORECASE,
+)
+# options the question weighs ("tents or cabins, what's easier for a mixed group?"): no statement
+_OPTIONS = re.compile(r"\bor\b", re.IGNORECASE)
+# a question about what was just said ("is that going to be enough?", 「それで足りますか」): not what the user came for
+_ASKS_ABOUT_IT = re.compile(
+    r"^(?:(?:but|so|and)\s+)?(?:is|does|will|would|can|could|should|was|did|isn't|doesn't|won't) (?:that|this|it)\b"
+    r"|^(?:それ|これ|そんなの|そんなん)(?:で|って|は|も|じゃ|だと|なら)",
+    re.IGNORECASE,
+)
+TAG_LEAD_WORDS = 3  # an English statement before a tag question says at least this many words ...
+TAG_LEAD_CHARS = 5  # ... a Japanese one this many characters
+
+
+def split_tag_question(text: str) -> list[str]:
+    """`text`, or the statement and the short question about it that follows it after a comma."""
+    found = _TAG_EN.match(text) if text.isascii() else _TAG_JA.match(text)
+    if found is None:
+        return [text]
+    lead, tag = found.group("lead").strip(), found.group("tag").strip()
+    words = len(lead.split()) if lead.isascii() else len(lead)
+    if _NOT_A_STATEMENT.search(lead) or words < (TAG_LEAD_WORDS if lead.isascii() else TAG_LEAD_CHARS):
+        return [text]
+    if _ONLY_HELP.search(tag) or _OPTIONS.search(lead):
+        return [text]
+    # what only the whole says stays whole: "the main job is getting sponsors, can we centre on that?" narrows the
+    # goal, 「それとは別件やけど、ブログの書き出しも考えてくれへん?」 asks for a separate piece of work
+    for says in (w.opens_separate_request, w.narrows_goal, w.focuses, st.narrows_scope):
+        if says(text) and not says(lead):
+            return [text]
+    return [lead + ("," if lead.isascii() else "、"), tag]
+
+
 def sentences_of(message: str) -> list[str]:
-    """The message's sentences and bullet points; 「じゃあそれで」 stays with the question it accepts."""
+    """The message's sentences and bullet points; 「じゃあそれで」 stays with the question it accepts, and a short
+    question about a statement is a sentence of its own (`split_tag_question`)."""
     out: list[str] = []
-    parts = split_sentences(message)
+    parts = [piece for part in split_sentences(message) for piece in split_tag_question(part)]
     for n, part in enumerate(parts):
         bullet = part.lstrip("・-*•● ")
         text = _LIST_MARK.sub("", bullet).strip() if n + 1 < len(parts) or _LIST_MARK.sub("", bullet) else bullet
@@ -235,8 +291,10 @@ def _roles(reading: Reading, has_goal: bool, goal_strength: float, goal_wishes: 
             # a decision the user is torn on is the goal too: 「学資保険か新NISAかで迷っています」
             if out[i] == "statement" and not valued and (wish or st.asks_for_help(s.text)):
                 out[i] = "goal"
-            elif out[i] == "question" and (
-                (goal_intro and st.asks_for_help(s.text)) or st.content_len(s.text) >= ASKED_AFTER_BACKGROUND
+            elif (
+                out[i] == "question"
+                and not _ASKS_ABOUT_IT.search(f.normalize(s.text))
+                and ((goal_intro and st.asks_for_help(s.text)) or st.content_len(s.text) >= ASKED_AFTER_BACKGROUND)
             ):
                 out[i] = "goal"  # after "I'm a retired chemistry teacher.": "Can you help me fix my novel?"
         if "goal" in out:

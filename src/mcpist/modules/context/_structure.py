@@ -40,7 +40,8 @@ _SELF_INTRO = _cue(
     r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
     r"|i work (?:as|at|in|for|with)\b|i teach\b|i (?:run|own|manage) (?:a|an|the|my|our|\w+ (?:at|for))\b"
     # a role without its article, as a learner writes it: "I am production engineer in a plant in Poland"
-    r"|(?:i'?m|i am) (?:\w+ ){0,2}(?:engineer|manager|lead|director|officer|nurse|teacher|student|developer"
+    # (not through a verb: "I'm planning a volunteer lunch" says what the user is doing)
+    r"|(?:i'?m|i am) (?:(?!\w+ing\b)\w+ ){0,2}(?:engineer|manager|lead|director|officer|nurse|teacher|student|developer"
     r"|analyst|designer|consultant|coordinator|supervisor|owner|founder|volunteer|member|intern|admin\w*)\b"
     r"|i (?:volunteer|write|am writing|'m writing) (?:for|with|at|from)\b|i'?ve (?:just )?(?:joined|started at)\b)"
     # greetings from a place or a team, "<role> here": "hello from Siam Corner", "area manager for a chain here"
