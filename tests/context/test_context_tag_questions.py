@@ -86,3 +86,14 @@ async def test_the_condition_said_before_a_question_is_kept(
 def test_a_role_word_after_a_verb_is_no_introduction(text: str, introduces: bool) -> None:
     assert not {text} & every_known_text()
     assert st.introduces_self(text) is introduces
+
+
+async def test_a_name_alone_on_the_last_line_of_a_greeted_message_signs_it(ctx: Any, call: Any) -> None:
+    goal = "Hello,\n\nI need help writing a welcome pack for new volunteers at the animal shelter.\n\nBest wishes,\nMarta"
+    detail = "Hi again,\n\nThe pack should fit on four pages.\n\nMarta"
+    assert not {goal, detail} & every_known_text()
+    *_, last = await play(call, ctx, goal, detail)
+    constraints = sections(last["prompt"])["Constraints"]
+    assert "four pages" in constraints and "- Marta" not in constraints, last["prompt"]
+    state = await call(ctx, "get_context", session_id=last["session_id"])
+    assert not [i for i in state["core"] + state["evolving"] if i["text"].strip() == "Marta"], state

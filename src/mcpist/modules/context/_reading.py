@@ -163,13 +163,28 @@ def texts_to_embed(message: str, language: Language) -> list[str]:
 _SIGNATURE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'.-]*){0,3}$")
 
 
+# how a letter opens and closes ("Hi again,", "Dear Ms Lee,"; "Best wishes,", "Cheers,"): only to find its signature
+_GREETING = re.compile(r"(?:hi|hello|hey|hiya|dear|good (?:morning|afternoon|evening))\b[^.!?]{0,30}[,!]?\s*$", re.I)
+_CLOSING = re.compile(
+    r"(?:(?:best|kind|warm|many)(?: regards| wishes| thanks)?|regards|cheers|thanks(?: again| in advance)?|thank you"
+    r"|sincerely|yours(?: sincerely| truly)?|all the best|speak soon|ta)[,.!]?\s*$",
+    re.I,
+)
+
+
 def read(message: str, language: Language, vectors: Mapping[str, Vector], weights: Weights) -> Reading:
     """`vectors` must hold every text of `texts_to_embed(message, language)`."""
     sentences: list[Sentence] = []
+    lines = message.strip().splitlines()
     for text in sentences_of(message):
         values = f.values_of(text)
-        # the name under a closing ("Thanks in advance,\nOwen", "Kind regards,\nDr. Helen Price") signs it
-        signed = bool(sentences) and sentences[-1].filler and _SIGNATURE.match(text.strip()) is not None
+        # the name under a closing ("Thanks in advance,\nOwen", "Kind regards,\nDr. Helen Price") signs it, and so
+        # does a name alone on the last line of a message that opened with a greeting ("Hi,\n\n…\n\nOwen")
+        name = _SIGNATURE.match(text.strip()) is not None
+        last_line = len(lines) > 1 and text.strip() == lines[-1].strip()
+        greeted = bool(sentences) and (sentences[0].filler or _GREETING.match(sentences[0].text) is not None)
+        closed = bool(sentences) and (sentences[-1].filler or _CLOSING.match(sentences[-1].text) is not None)
+        signed = name and (closed or (last_line and greeted))
         sentences.append(
             Sentence(
                 text=text,
