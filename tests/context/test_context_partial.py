@@ -111,3 +111,32 @@ async def test_a_goal_sentence_changed_in_one_clause_keeps_the_rest_in_the_missi
     state = await call(ctx, "get_context", session_id=last["session_id"])
     # the goal's own sentence keeps its other clause: a kept copy could outlive a later change the mission masks
     assert not [i for i in state["core"] + state["evolving"] if "did not set anew" in i["reason"]], state
+
+
+LIFTED = [
+    (
+        "I'm putting together a quarterly report deck for the board.",
+        "It has to be 12 slides or fewer.",
+        "The audience is the three trustees.",
+        "Good news, the chair says there's no slide limit this time.",
+        "12 slides",
+    ),
+    (
+        "町内会の回覧板に載せるお知らせ文を作りたいです。",
+        "文章は300字以内でお願いします。",
+        "配布は来週の月曜です。",
+        "会長に聞いたら、字数の制限はなしでいいそうです。",
+        "300字",
+    ),
+]
+
+
+@pytest.mark.parametrize(("goal", "limit", "other", "lift", "old"), LIFTED)
+async def test_a_lifted_limit_that_names_what_it_counted_lifts_the_statement_counting_it(
+    ctx: Any, call: Any, goal: str, limit: str, other: str, lift: str, old: str
+) -> None:
+    assert not {goal, limit, other, lift} & every_known_text()
+    *_, last = await play(call, ctx, goal, limit, other, lift)
+    parts = sections(last["prompt"])
+    stated = parts["Mission"] + parts["Constraints"]
+    assert old not in stated and other in stated, last["prompt"]

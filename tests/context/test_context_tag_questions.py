@@ -89,7 +89,9 @@ def test_a_role_word_after_a_verb_is_no_introduction(text: str, introduces: bool
 
 
 async def test_a_name_alone_on_the_last_line_of_a_greeted_message_signs_it(ctx: Any, call: Any) -> None:
-    goal = "Hello,\n\nI need help writing a welcome pack for new volunteers at the animal shelter.\n\nBest wishes,\nMarta"
+    goal = (
+        "Hello,\n\nI need help writing a welcome pack for new volunteers at the animal shelter.\n\nBest wishes,\nMarta"
+    )
     detail = "Hi again,\n\nThe pack should fit on four pages.\n\nMarta"
     assert not {goal, detail} & every_known_text()
     *_, last = await play(call, ctx, goal, detail)

@@ -75,7 +75,8 @@ def rejected_names(text: str, language: Language) -> list[str]:
 REMOVAL = _cue(
     r"気にしなくて(?:いい|良い|大丈夫|OK)|気にしないで|(?:制限|上限|縛り|指定|条件)(?:は|も)?(?:なし|無し|なくて|ない|いらな|不要)"
     r"|こだわらな|問わな|どちらでも(?:いい|良い|大丈夫|構)|どっちでも(?:いい|良い|OK)|なんでも(?:いい|OK)",
-    r"\b(?:doesn'?t|does not|don'?t|no longer) (?:matter|need|apply)\b|\bno (?:limit|cap|restriction|maximum|max)\b"
+    r"\b(?:doesn'?t|does not|don'?t|no longer) (?:matter|need|apply)\b"
+    r"|\bno (?:\w+ )?(?:limit|cap|restriction|maximum|max)\b"
     r"|\b(?:drop|lift|remove|forget) (?:about )?the (?:\S+ )?(?:limit|cap|restriction|requirement|rule|maximum|max)\b"
     r"|\bnot (?:a|an) (?:issue|problem|concern|constraint) any ?more\b|\bwhatever(?:'s| is) best\b",
 )

@@ -8,6 +8,7 @@ merely shares a word.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -177,6 +178,11 @@ class _Turn:
             shared = terms & frozenset(ranked[0][0].terms)  # 「文字数の制限はなし」 lifts 「文字数は400字以内」
             if ranked[0][1] >= LIFTED and ranked[0][1] >= LIFTED_MARGIN * second and shared:
                 best = ranked[0]
+            # a lifted limit that names what it counted lifts the one statement that counts it, however the model
+            # ranks it: "no page limit after all" lifts "max 10 pages", 「枚数の制限はなし」 lifts 「資料は10枚以内」
+            counted = [(old, p) for old, p in scored if self.counts_what_is_named(text, old)]
+            if best is None and len(counted) == 1:
+                best = counted[0]
         if best is None and named and revises and len(scored) == 1:
             best = scored[0]  # the one stored statement that names what is replaced or turned down
         if best is None and s.values and revises and scored:
@@ -226,6 +232,16 @@ class _Turn:
                 kind = a.kind == b.kind or bare
                 if kind and (not a.unit or not b.unit or a.unit == b.unit):
                     return True
+        return False
+
+    def counts_what_is_named(self, text: str, item: Item) -> bool:
+        """Whether a stored statement holds a value whose unit `text` (normalised) names: "page" in "no page
+        limit" for "max 10 pages", 「枚」 in 「枚数の制限はなし」 for 「10枚以内」."""
+        lowered = text.lower()
+        for v in f.values_of(item.text):
+            unit = v.unit.lower()
+            if v.kind in f.NUMERIC and unit and re.search(rf"(?<![a-z]){re.escape(unit)}", lowered):
+                return True
         return False
 
     def same_attribute(self, attribute: str, item: Item) -> bool:
