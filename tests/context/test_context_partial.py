@@ -140,3 +140,29 @@ async def test_a_lifted_limit_that_names_what_it_counted_lifts_the_statement_cou
     parts = sections(last["prompt"])
     stated = parts["Mission"] + parts["Constraints"]
     assert old not in stated and other in stated, last["prompt"]
+
+
+DATED_GOALS = [
+    (
+        "I need to plan the stall for our school's winter craft fair on 6 December.",
+        "The fair has been moved to 13 December.",
+        "6 December",
+        "13 December",
+    ),
+    (
+        "11月8日の地域清掃イベントの案内文を作りたいです。",
+        "雨天のため、清掃イベントは11月15日に延期になりました。",
+        "11月8日",
+        "11月15日",
+    ),
+]
+
+
+@pytest.mark.parametrize(("goal", "moved", "old", "new"), DATED_GOALS)
+async def test_a_date_in_the_goal_sentence_is_masked_once_it_moves(
+    ctx: Any, call: Any, goal: str, moved: str, old: str, new: str
+) -> None:
+    assert not {goal, moved} & every_known_text()
+    *_, last = await play(call, ctx, goal, moved)
+    parts = sections(last["prompt"])
+    assert old not in parts["Mission"] + parts["Constraints"] and new in parts["Constraints"], last["prompt"]

@@ -134,11 +134,10 @@ def plan_turn(
         _prune_core(t, core_max_items)
         main = max(goal, key=lambda s: s.probs["PROBLEM_DEFINITION"])
         for s in goal:
-            if not s.interrogative and (
-                any(v.kind != "date" for v in s.values) or (s is not main and s.top in _CONDITIONS)
-            ):
+            if not s.interrogative and (bool(s.values) or (s is not main and s.top in _CONDITIONS)):
                 # the goal is never rewritten, so a condition inside it is also kept where a later
-                # value can replace it (the prompt then masks it in the goal and says the newer one wins);
+                # value can replace it (the prompt then masks it in the goal and says the newer one wins),
+                # a date too ("the craft fair on 6 December", then "moved to 13 December");
                 # a question states none ("Should I offer free shipping?" is what is to be decided)
                 t.make("evolving", "constraint", s.text, "CONSTRAINT_ADDITION", why.goal_condition(language))
 
