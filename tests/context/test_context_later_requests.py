@@ -42,7 +42,38 @@ SECOND_REQUESTS = [
         "別件ではございますが、来期の研修日程表も頂戴できますでしょうか。",
     ),
 ]
+SECOND_REQUESTS += [
+    # round 31 (set v): a separate job named so, an imperative after the colon, "one more thing" with a new piece,
+    # "also can u write …" with a plural object, and a new piece asked for with 「…についてもご協力いただけ…」
+    (
+        "I'm organising the spring clean-up day for our street.",
+        "About 25 households have signed up.",
+        "Also, separate job: could you draft a thank-you note for the council's recycling team?",
+    ),
+    (
+        "I need help planning the budget for our rowing club's regatta.",
+        "Entry fees bring in roughly £1,800.",
+        "Separate matter: summarise what insurance a regatta needs.",
+    ),
+    (
+        "I'm arranging my parents' ruby wedding dinner.",
+        "We've booked a room for 30 at the Crown.",
+        "One more thing: could you write a short toast my sister can read out?",
+    ),
+    (
+        "I want to put together a photo slideshow for the school leavers' assembly.",
+        "It can run for six minutes at most.",
+        "also can u write captions for the ten photos of the teachers",
+    ),
+    (
+        "来月の防災訓練の実施計画をまとめたいです。",
+        "参加者は約150名の予定です。",
+        "また、あわせて参加者向けのお礼状の文面についてもご協力いただけますと幸いです。",
+    ),
+]
 SAME_WORK = [
+    "One more thing: could you write it a bit more formally?",
+    "Also, could you write this up as bullet points?",
     "could you also write it in French?",
     "Could you also make it a bit shorter?",
     "写真も入れてください",

@@ -155,23 +155,29 @@ def focuses(text: str) -> bool:
 # できますでしょうか」 (not "one more thing" or 「ついでに」, which as often add a condition to the same work)
 _SEPARATE = _cue(
     r"別件|それとは別に|話(?:は|が)?変わ(?:る|り|って)",
-    r"\bseparately\b|\bunrelated\b|\bseparate (?:thing|request|question|task|one)\b"
+    r"\bseparately\b|\bunrelated\b|\bseparate (?:thing|request|question|task|one|job|matter|issue)\b"
     r"|\bon a (?:different|separate) note\b|\b(?:different|separate) (?:topic|matter)\b",
 )
 _ASKS_TO_DO = _cue(
     r"お願い|いただけ|頂け|頂戴|頼[まみむめ]|もらえ|くれ(?:る|ない|ます)|ください|下さい|(?:作っ|書い|考え|まとめ|調べ)て",
-    r"\b(?:could|can|would|will) you\b|\bplease\b|\b(?:i'd|i would) like you to\b",
+    r"\b(?:could|can|would|will) (?:you|u)\b|\bplease\b|\b(?:i'd|i would) like you to\b"
+    # an imperative after the matter is named: "separate thing: explain payments on account"
+    r"|:\s*(?:explain|write|draft|help me|make|create|list|tell me|give me|suggest|plan|find|compare|summari[sz]e"
+    r"|translate|design|put together)\b",
 )
 
 
 # a second piece of writing asked for as well: "could you also help me write a thank-you email to the panel?",
 # 「お礼メールの下書きも頼める?」 (not "could you also make it shorter", "could you also write it in French": the
 # same work, changed)
+_WRITE_EN = r"(?:please )?(?:help me )?(?:write|draft|prepare|put together|create|design)"
 _ALSO_WRITE = _cue(
-    r"(?:下書き|文面|文案|原稿|見積もり|見積り|案内文|挨拶文|メール|手紙)も(?:あわせて|併せて)?"
-    r"(?:お願い|頼[まみむめ]|作って|書いて|考えて|頂戴)",
-    r"\b(?:could|can|would|will) (?:you|u) also (?:help me )?(?:write|draft|prepare|put together|create|design)"
-    r" (?:a|an|the|some|my|our)\b",
+    r"(?:下書き|文面|文案|原稿|見積もり|見積り|案内文|挨拶文|メール|手紙)(?:について|の作成)?も(?:あわせて|併せて)?"
+    r"(?:ご支援|ご協力|お手伝い)?(?:お願い|頼[まみむめ]|作って|書いて|考えて|頂戴|いただけ|頂け)",
+    # "could you also write …", "also can u write …", "one more thing: could you write a short poem for her card?"
+    rf"\b(?:could|can|would|will) (?:you|u) also {_WRITE_EN} (?:a|an|the|some|my|our)\b"
+    rf"|\balso,? (?:could|can|would|will) (?:you|u) {_WRITE_EN} (?:a|an|the|some|my|our|(?!this\b)\w{{3,}}s)\b"
+    rf"|\bone more thing\b[^?]*\b(?:could|can|would|will) (?:you|u) {_WRITE_EN} (?:a|an|some)\b",
 )
 
 
