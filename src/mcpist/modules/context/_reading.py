@@ -81,18 +81,22 @@ _LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)](?!\d)|[\u2460-\u2473\u2776-\u277f])
 # a statement with a short question about it after its last comma: "Priya has to sign off each stage, does that
 # slow us down?", 「プランターは3つなんですけど、1つに2株って多すぎますか?」; the statement is said either way
 _TAG_EN = re.compile(
-    r"^(?P<lead>.+),\s+(?P<tag>(?:(?:but|so|and)\s+)?(?:does|do|did|is|are|was|will|would|could|can|should|has|have"
-    r"|isn't|doesn't|won't|wouldn't|right|ok|okay|any|what|how|which|where|when|why|maybe|or)\b[^,]*\?+)\s*$",
+    r"^(?P<lead>.+)(?:,|\s[-\u2013\u2014])\s+(?P<tag>(?:(?:but|so|and)\s+)?(?:does|do|did|is|are|was|will|would|could"
+    r"|can|should|has|have|isn't|doesn't|won't|wouldn't|right|ok|okay|any|what|how|which|where|when|why|maybe|or"
+    r"|(?:this|that|it)(?:'s| is| will| would))\b[^,]*\?+)\s*$",
     re.IGNORECASE,
 )
 _TAG_JA = re.compile(
-    "^(?P<lead>.+(?:けど|けれど|けれども|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや))、"
-    "(?P<tag>[^、]+[?\uff1f]+)\\s*$"
+    "^(?P<lead>.+(?:けど|けれど|けれども|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや|ですが|ますが"
+    "|んだが|てて|ていて))、(?P<tag>[^、]+(?:[?\uff1f]+|(?:か|かね|かな|でしょうか)[。.]?))\\s*$"
 )
-# a lead that is itself a question or only a condition of the question ("if the budget is $500, what …?")
+# a lead that is itself a question or only a condition of the question ("if the budget is $500, what …?"), or
+# only softens the request (「恐れ入りますが、…いただけますでしょうか」)
 _NOT_A_STATEMENT = re.compile(
     r"^(?:if|when|unless|whether|assuming|supposing|is|are|do|does|did|can|could|would|will|should|what|how|why"
-    r"|which|who|where)\b|[?\uff1f]",
+    r"|which|who|where)\b|[?\uff1f]"
+    r"|^(?:恐れ入ります|恐縮です|すみません|すいません|申し訳(?:ありません|ございません|ないです)|お手数です|失礼です"
+    r"|お忙しいところ(?:恐縮です|すみません|申し訳ありません)?)が$",
     re.IGNORECASE,
 )
 # a tag that only asks for help with what the lead says ("…, can you help me?", 「…、手伝ってくれる?」) is part of it
@@ -110,18 +114,20 @@ _ASKS_ABOUT_IT = re.compile(
     r"|^(?:それ|これ|そんなの|そんなん)(?:で|って|は|も|じゃ|だと|なら)",
     re.IGNORECASE,
 )
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 TAG_LEAD_WORDS = 3  # an English statement before a tag question says at least this many words ...
 TAG_LEAD_CHARS = 5  # ... a Japanese one this many characters
 
 
 def split_tag_question(text: str) -> list[str]:
-    """`text`, or the statement and the short question about it that follows it after a comma."""
-    found = _TAG_EN.match(text) if text.isascii() else _TAG_JA.match(text)
+    """`text`, or the statement and the short question about it that follows it after a comma (or a dash)."""
+    japanese = _JAPANESE.search(text) is not None
+    found = _TAG_JA.match(text) if japanese else _TAG_EN.match(text)
     if found is None:
         return [text]
     lead, tag = found.group("lead").strip(), found.group("tag").strip()
-    words = len(lead.split()) if lead.isascii() else len(lead)
-    if _NOT_A_STATEMENT.search(lead) or words < (TAG_LEAD_WORDS if lead.isascii() else TAG_LEAD_CHARS):
+    words = len(lead) if japanese else len(lead.split())
+    if _NOT_A_STATEMENT.search(lead) or words < (TAG_LEAD_CHARS if japanese else TAG_LEAD_WORDS):
         return [text]
     if _ONLY_HELP.search(tag) or _OPTIONS.search(lead):
         return [text]
@@ -130,7 +136,7 @@ def split_tag_question(text: str) -> list[str]:
     for says in (w.opens_separate_request, w.narrows_goal, w.focuses, st.narrows_scope):
         if says(text) and not says(lead):
             return [text]
-    return [lead + ("," if lead.isascii() else "、"), tag]
+    return [lead + ("、" if japanese else ","), tag]
 
 
 def sentences_of(message: str) -> list[str]:
