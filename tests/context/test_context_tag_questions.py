@@ -34,7 +34,6 @@ SPLIT += [
 WHOLE = [
     "恐れ入りますが、6月3日までにご回答いただけますでしょうか。",  # the lead only softens the request
     "a welcome drink on arrival - worth it?",  # an option weighed, not a condition said
-
     "If the budget is $300, what would you pick?",  # a condition of the question, not a statement
     "kayak or canoe, which is easier for beginners?",  # the options weighed
     "I'm writing a grant report for our food bank, can you help me?",  # a plea for help with the statement
