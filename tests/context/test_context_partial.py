@@ -31,6 +31,14 @@ KEPT = [
         "delivery has to be before the 12th.",
     ),
     ("Cap it at 20 users, two admins.", "Let's allow 50 users after all.", "en", "two admins."),
+    # no value: the word it shares says which clause it sets (round 33)
+    (
+        "Theme is pirates, in the back garden.",
+        "She's gone off pirates, it's dinosaurs now.",
+        "en",
+        "in the back garden.",
+    ),
+    ("家族4人で2泊3日、行き先は松本を考えています。", "やっぱり松本ではなく金沢にします。", "ja", "家族4人で2泊3日"),
     ("予算は8万円で、参加者は15人です。", "予算が10万円に増えました。", "ja", "参加者は15人です"),
     # a thousands separator is no clause boundary
     ("会場は市民ホール、定員は1,500人です。", "定員は1,200人に減りました。", "ja", "会場は市民ホール"),
@@ -40,8 +48,8 @@ WHOLE = [
     ("The party is for 30 guests.", "Make it 40 guests."),
     # the newer statement names the other clause too: it sets both
     ("I can practise two mornings a week, plus Saturday afternoons.", "scrap the mornings, just Saturday now"),
-    # no value: which clause it sets is not known, so the whole statement goes as before
-    ("Theme is pirates, in the back garden.", "She's gone off pirates, it's dinosaurs now."),
+    # no value and no word in common: which clause it sets is not known, so the whole statement goes as before
+    ("Theme is pirates, in the back garden.", "Actually let's go with dinosaurs."),
 ]
 SESSIONS = [
     (

@@ -4,9 +4,9 @@
 minutes": the slot changes, the audience does not. A statement is replaced as a whole
 (`_turn._Turn.replacement`), so the clauses the newer one does not set are kept as a statement of their
 own (`kept_clauses`). Which clauses it sets is decided by its values, as the goal's masking decides
-(`_values.replaced_values`): the clauses holding a value of the kind (and unit) it sets. When it sets no
-value, or every clause holds one it sets, or none does, nothing is kept apart: the whole statement goes,
-as before.
+(`_values.replaced_values`): the clauses holding a value of the kind (and unit) it sets, and by its words:
+the clauses that share one with it. When it sets every clause, or none surely, nothing is kept apart: the
+whole statement goes, as before.
 """
 
 from __future__ import annotations
@@ -62,17 +62,22 @@ def kept_clauses(
     language: Language,
 ) -> str | None:
     """The clauses of `old` that a statement setting the values `new` (and saying the words `new_terms`) leaves
-    standing, joined as one statement; None when it sets the whole of `old` (or nothing surely). A clause
-    that shares a word with it is one it sets too ("scrap the evenings, just Sunday" sets both clauses of
-    "two evenings a week, plus Sunday mornings")."""
+    standing, joined as one statement; None when it sets the whole of `old` (or nothing surely)."""
     text = normalize(old)
-    replaced = replaced_values(text, new)
-    if not new or not replaced:
+    replaced = replaced_values(text, new) if new else []
+    if new and not replaced:
         return None
     parts = clauses(text, language)
     if len(parts) < 2:
         return None
-    set_here = [any(v.text in part for v in replaced) or bool(new_terms & set(terms_of(part))) for part in parts]
+
+    # a clause holding a value it replaces is set by it, and so is one that shares a word with it: "scrap the
+    # evenings, just Sunday" sets both clauses of "two evenings a week, plus Sunday mornings"; with no value,
+    # the words alone say which (「本島ではなく石垣島に」 sets 「行き先は沖縄本島を考えています」, not 「2泊3日」)
+    def sets(part: str) -> bool:
+        return any(v.text in part for v in replaced) or bool(new_terms & set(terms_of(part)))
+
+    set_here = [sets(part) for part in parts]
     kept = [part for part, hit in zip(parts, set_here, strict=True) if not hit]
     if not any(set_here) or not kept:
         return None
