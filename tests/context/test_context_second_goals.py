@@ -60,7 +60,7 @@ THANKED = [
     "ありがとうございます\uff01さっそくやってみます",
     "神\uff01ありがと〜",
     "とても勉強になりました。ありがとうございました。",
-    "さんきゅー\uff01",
+    "さんきゅーです\uff01",
     "thank u!! you're a star",
 ]
 SIGNED = ["Thanks in advance,\nPriyanka", "Warm regards,\nMs. Ito", "Cheers,\nDan O'Neil"]
