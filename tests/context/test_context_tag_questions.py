@@ -108,3 +108,17 @@ async def test_a_name_alone_on_the_last_line_of_a_greeted_message_signs_it(ctx: 
     assert "four pages" in constraints and "- Marta" not in constraints, last["prompt"]
     state = await call(ctx, "get_context", session_id=last["session_id"])
     assert not [i for i in state["core"] + state["evolving"] if i["text"].strip() == "Marta"], state
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["still on shift work so like 15 hrs a week tops", "大人は12人で、日程は5月の第3日曜、予算は1人4000円で考えてる"],
+)
+async def test_a_statement_with_no_word_of_change_that_replaces_nothing_is_a_condition(
+    ctx: Any, call: Any, statement: str
+) -> None:
+    goal = "I need help planning a small garden party for my mum's 70th."
+    assert not {goal, statement} & every_known_text()
+    _, last = await play(call, ctx, goal, statement)
+    assert last["classification"]["intent"] == ["CONSTRAINT_ADDITION"], last["classification"]
+    assert statement in sections(last["prompt"])["Constraints"], last["prompt"]

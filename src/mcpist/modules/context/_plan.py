@@ -13,6 +13,7 @@ narrows; when that is the goal, it joins the mission.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -33,6 +34,8 @@ from ._turn import TermsOf, TurnPlan, _Turn
 TITLE_CHARS = 80
 _IMPORTANT = {"PROBLEM_DEFINITION", "CONSTRAINT_ADDITION", "REFINEMENT"}
 _CONDITIONS = {"CONSTRAINT_ADDITION", "REFINEMENT"}
+# what keeps the work to a part of it, which the model's reading as a refinement may rest on
+_KEEPS_TO = re.compile(r"\b(?:only|just|mainly|mostly)\b|だけ|のみ|中心", re.IGNORECASE)
 
 __all__ = ["TurnPlan", "plan_turn", "texts_to_embed"]
 
@@ -166,6 +169,10 @@ def plan_turn(
         found = None if focus else t.replacement(s)
         if found is not None or focus:
             refinement = True
+        elif refinement and not given and not cue and parent is None and not _KEEPS_TO.search(f.normalize(s.text)):
+            # the model reads "still on shift work so like 15 hrs a week tops" as a refinement; with no word of
+            # change, nothing replaced and nothing kept to ("only", 「だけ」), a statement is a new condition
+            refinement = False
         label: Label = "REFINEMENT" if refinement else "CONSTRAINT_ADDITION"
         reason = why.refinement(language, cue, s.probs) if refinement else why.requirement(language, s.probs)
         if external is not None:
