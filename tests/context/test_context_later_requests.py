@@ -90,8 +90,20 @@ NOT_FRAMED = [
     "My main job is nursing, so evenings are out.",
     "What I can do is bring a projector.",
 ]
-ANNOUNCED = ["あの、ちょっと相談なんですが", "質問があります。", "hi, quick question", "Can I ask you something?"]
+ANNOUNCED = [
+    "あの、ちょっと相談なんですが",
+    "質問があります。",
+    "hi, quick question",
+    "Can I ask you something?",
+    # round 35 (set v): a favour announced, a voice note's first words, a greeting with a smiley
+    "hiya, I've got a small favour to ask",
+    "ok so, is this thing recording? right",
+    "hello there :-)",
+    "すいません、しつもんです",
+    "あ、もう録音されてます\uff1f",
+]
 TASK_BESIDE_A_REMARK = [
+    "hey, got a favour to ask: can you plan my trip to Rome?",
     "can u help me plan a surprise party for my mum, first time doing this lol",
     "初めて利用します。相談です。来月の町内会の回覧板の文面を作りたい",
     "町内会の会計のことでご相談です。",
