@@ -101,6 +101,7 @@ async def test_a_change_to_one_clause_keeps_the_others(
     parts = sections(last["prompt"])
     stated = parts["Mission"] + parts["Constraints"]  # the kept clause sits where the statement sat
     assert kept in stated and old not in stated, last["prompt"]
+    assert len(last["stored_as"]) == 1, last["stored_as"]  # the kept part is no statement of this message
     state = await call(ctx, "get_context", session_id=last["session_id"])
     standing = [i for i in state["core"] + state["evolving"] if kept in i["text"]]
     assert [i["status"] for i in standing] == ["active"] and old not in standing[0]["text"], state

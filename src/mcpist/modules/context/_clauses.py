@@ -38,18 +38,18 @@ def clauses(text: str, language: Language) -> list[str]:
     for piece in pieces:
         if not piece:
             continue
-        if out and _too_short(piece):
+        if out and _too_short(piece, language):
             out[-1] = f"{out[-1]}{'、' if language == 'ja' else ', '}{piece}"
         else:
             out.append(piece)
-    if len(out) > 1 and _too_short(out[0]):
+    if len(out) > 1 and _too_short(out[0], language):
         out[1] = f"{out[0]}{'、' if language == 'ja' else ', '}{out[1]}"
         out.pop(0)
     return out
 
 
-def _too_short(clause: str) -> bool:
-    if clause.isascii():
+def _too_short(clause: str, language: Language) -> bool:
+    if language == "en":
         return len(re.findall(r"[A-Za-z0-9£$€%]+", clause)) < MIN_WORDS
     return len(re.sub(r"[\s、。,.!?]", "", clause)) < MIN_CHARS
 
@@ -83,7 +83,7 @@ def kept_clauses(
         return None
     # a kept clause must say something of its own: a value, or words beyond a single one
     kept = [_LEADING.sub("", c).strip() for c in kept]
-    kept = [c for c in kept if c and (values_of(c) or not _too_short(c))]
+    kept = [c for c in kept if c and (values_of(c) or not _too_short(c, language))]
     if not kept:
         return None
     return ("、" if language == "ja" else ", ").join(kept)

@@ -194,7 +194,7 @@ def plan_turn(
             )
             if rest is not None:
                 same: Label = "REFINEMENT" if old.label == "REFINEMENT" else "CONSTRAINT_ADDITION"
-                kept = t.make(old.tier, old.kind, rest, same, why.kept_part(language, old.text, s.text))
+                kept = t.make(old.tier, old.kind, rest, same, why.kept_part(language, old.text, s.text), own=False)
                 kept.parent_id = old.parent_id
             for child in items:
                 if child.parent_id == old.id and child.active:

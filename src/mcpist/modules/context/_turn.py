@@ -68,7 +68,8 @@ class _Turn:
     keywords_of: Callable[[list[str]], list[tuple[str, float]]]
     now: datetime
 
-    def make(self, tier: Tier, kind: Kind, text: str, label: Label, reason: str) -> Item:
+    def make(self, tier: Tier, kind: Kind, text: str, label: Label, reason: str, own: bool = True) -> Item:
+        """A new item; `own`: the message's own words (counted in `stored_as`), not a part of an older statement."""
         terms = self.terms_of(text)
         item = Item(
             id=_new_id(),
@@ -85,7 +86,8 @@ class _Turn:
         )
         self.plan.new_items.append(item)
         self.items.append(item)
-        self.plan.stored_as.append(tier)
+        if own:
+            self.plan.stored_as.append(tier)
         return item
 
     def change(self, item: Item, **values: str | None) -> None:
