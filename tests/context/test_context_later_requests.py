@@ -104,6 +104,7 @@ ANNOUNCED = [
 ]
 TASK_BESIDE_A_REMARK = [
     "hey, got a favour to ask: can you plan my trip to Rome?",
+    "Is it on the list?",  # "is it on …" asks about the task, not whether the microphone is on
     "can u help me plan a surprise party for my mum, first time doing this lol",
     "初めて利用します。相談です。来月の町内会の回覧板の文面を作りたい",
     "町内会の会計のことでご相談です。",

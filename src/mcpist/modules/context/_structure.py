@@ -148,7 +148,7 @@ _ABOUT_CONVERSATION = _cue(
     r"|(?:i'?ve got|i have|i got|got|have) a (?:quick |small |little )?favou?r to ask)"
     r"(?: for you| of you)?\s*[.!:?]*$"
     # a voice note's first words ("um okay so hi, is this recording"), a greeting with a smiley ("hi there :)")
-    r"|\bis (?:this|it)(?: thing)? (?:recording|working|on)\b"
+    r"|\bis (?:this|it)(?: thing)? (?:recording|working|on)(?=\s*[,.!?]|\s*$|\s+(?:yeah|yes|ok|okay|right|hello|hi)\b)"
     r"|^(?:hi|hey|hello|hiya)(?: there| all)?[\s!.,]*(?::-?\)|:-?d|\(:)\s*$",
     r"初めて(?:の)?(?:利用|使|質問|相談|投稿)|長く(?:なりますが|なるけど|なっちゃうけど|なってすみません)"
     r"|(?:孫|息子|娘|家族|子ども|子供)に(?:教わって|教えてもらって|設定してもらって|入れてもらって)"
