@@ -34,7 +34,7 @@ from . import _features as f
 from . import _structure as st
 from . import _wants as w
 from ._intent import Label, Vector, Weights
-from ._text import Language, content_words, split_sentences
+from ._text import Language, content_words, detect_language, split_sentences
 
 Role = Literal["goal", "statement", "question", "filler"]
 
@@ -114,14 +114,13 @@ _ASKS_ABOUT_IT = re.compile(
     r"|^(?:それ|これ|そんなの|そんなん)(?:で|って|は|も|じゃ|だと|なら)",
     re.IGNORECASE,
 )
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 TAG_LEAD_WORDS = 3  # an English statement before a tag question says at least this many words ...
 TAG_LEAD_CHARS = 5  # ... a Japanese one this many characters
 
 
 def split_tag_question(text: str) -> list[str]:
     """`text`, or the statement and the short question about it that follows it after a comma (or a dash)."""
-    japanese = _JAPANESE.search(text) is not None
+    japanese = detect_language(text) == "ja"
     found = _TAG_JA.match(text) if japanese else _TAG_EN.match(text)
     if found is None:
         return [text]
