@@ -276,6 +276,43 @@ def test_calls_lists_the_audit_newest_first_and_filters(tmp_path: Path, capsys: 
     assert "out of range 1-1000" in capsys.readouterr().err
 
 
+def test_actions_lists_the_uis_record_of_admin_actions_newest_first_and_filters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from mcpist.web.ui._store import record
+
+    d = str(tmp_path)
+    code, out, _ = run(capsys, "actions", "--data-dir", d)  # creates the UI's tables on an empty data dir
+    assert code == 0 and "No admin actions recorded." in out
+
+    async def seed() -> None:
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'mcpist.db'}")
+        await record(engine, "u1", "ann@example.com", "role_create", "notes", "allow=memory.@read deny=")
+        await record(engine, "u2", "bob@example.com", "access_request", "github.*", "need it\x1b[31m for\nreviews")
+        await record(engine, "u1", "ann@example.com", "token_revoke", "laptop")
+        await engine.dispose()
+
+    asyncio.run(seed())
+    _, out, _ = run(capsys, "actions", "--data-dir", d)
+    lines = out.splitlines()
+    assert lines[0].startswith("AT (UTC)") and [line.split()[3] for line in lines[1:]] == [
+        "token_revoke", "access_request", "role_create",
+    ]  # fmt: skip
+    assert "\x1b" not in out and "need it [31m for reviews" in out  # no control character reaches the terminal
+    _, out, _ = run(capsys, "actions", "--user", "ANN@example.com", "--limit", "1", "--data-dir", d)
+    assert len(out.splitlines()) == 2 and "token_revoke" in out
+    _, out, _ = run(capsys, "actions", "--action", "role_create", "--data-dir", d)
+    assert len(out.splitlines()) == 2 and "allow=memory.@read" in out
+    _, out, _ = run(capsys, "actions", "--action", "nosuch", "--data-dir", d)
+    assert "No admin actions recorded that match." in out
+    code, _, err = run(capsys, "actions", "--user", "not-an-email", "--data-dir", d)
+    assert code == 1 and "not an email address" in err
+
+
 def test_vault_rotate_key_rewraps_the_uis_smtp_password_and_prune_keeps_its_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

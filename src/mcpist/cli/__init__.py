@@ -31,7 +31,19 @@ __all__ = ["CORE_COMMANDS", "approx_tokens", "build_parser", "main"]
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
-CORE_COMMANDS = ("serve", "stdio", "token", "role", "user", "events", "calls", "mail", *vault_cli.COMMANDS, "modules")
+CORE_COMMANDS = (
+    "serve",
+    "stdio",
+    "token",
+    "role",
+    "user",
+    "events",
+    "calls",
+    "actions",
+    "mail",
+    *vault_cli.COMMANDS,
+    "modules",
+)
 
 
 def _common(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
@@ -152,6 +164,14 @@ def build_parser() -> argparse.ArgumentParser:
     calls.add_argument("--module", help="only this module's tools")
     calls.add_argument("--outcome", metavar="OUTCOME", help="ok, errors (anything else) or an error code")
     calls.add_argument("--limit", type=_limit, default=50, help="at most this many rows (1-1000, default 50)")
+
+    actions = sub.add_parser(
+        "actions", help="the audit of admin actions and access requests made in the web UI, newest first"
+    )
+    _common(actions)
+    actions.add_argument("--user", metavar="EMAIL", help="only what this user did")
+    actions.add_argument("--action", metavar="ACTION", help="only this action (e.g. role_update, token_create)")
+    actions.add_argument("--limit", type=_limit, default=50, help="at most this many rows (1-1000, default 50)")
 
     mail = sub.add_parser("mail", help="e-mail alerts: the SMTP server and what alerts (the UI's /settings)")
     mail_sub = mail.add_subparsers(dest="mail_command", required=True, metavar="ACTION")
@@ -378,6 +398,8 @@ def _core_command(args: argparse.Namespace) -> int:
         asyncio.run(_admin.events(args, settings))
     elif args.command == "calls":
         asyncio.run(_admin.calls(args, settings))
+    elif args.command == "actions":
+        asyncio.run(_admin.actions(args, settings))
     elif args.command == "mail":
         asyncio.run(_admin.mail(args, settings))
     elif args.command in vault_cli.COMMANDS:

@@ -197,6 +197,32 @@ async def calls(args: argparse.Namespace, settings: Settings) -> None:
         )
 
 
+def _printable(text: str) -> str:
+    """Free text others wrote (an access request's reason), with no control character to reach the terminal."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+async def actions(args: argparse.Namespace, settings: Settings) -> None:
+    """`actions`: the UI's record of admin actions and access requests (the "admin" view of `/logs`)."""
+    from mcpist.auth.users import normalize_email
+    from mcpist.web.ui import upgrade_ui
+    from mcpist.web.ui._store import list_audit
+
+    actor = normalize_email(args.user) if args.user else None
+    async with admin_runtime(settings) as runtime:
+        await upgrade_ui(runtime.engine)  # the record lives in the UI's table
+        rows = await list_audit(runtime.engine, limit=args.limit, action=args.action or None, actor=actor)
+    if not rows:
+        print("No admin actions recorded" + (" that match." if args.user or args.action else "."))
+        return
+    print(f"{'AT (UTC)':<20} {'BY':<28} {'ACTION':<22} {'TARGET':<28} DETAIL")
+    for r in rows:
+        print(
+            f"{r.at.strftime('%Y-%m-%d %H:%M:%S'):<20} {_printable(r.actor_email):<28} {r.action:<22} "
+            f"{_printable(r.target) or '-':<28} {_printable(r.detail)}".rstrip()
+        )
+
+
 async def mail(args: argparse.Namespace, settings: Settings) -> None:
     """`mail show|set|test`: what `/settings` does (the password write-only, from stdin)."""
     from mcpist.web.ui import upgrade_ui
