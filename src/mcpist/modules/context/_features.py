@@ -27,16 +27,17 @@ _I = re.IGNORECASE
 _PLACEHOLDER = {"ja": "\u3007\u3007", "en": "X"}
 
 
-def _cue(*patterns: str) -> re.Pattern[str]:
+def cues(*patterns: str) -> re.Pattern[str]:
+    """One case-blind pattern matching any of `patterns`."""
     return re.compile("|".join(patterns), _I)
 
 
-_REVISION_WORDS = (
+REVISION_WORDS = (
     r"やっぱり?|やっぱ|やはり|訂正(?:です)?|変更です|\bactually\b|\bscratch that\b|\bchange of plans?\b|\binstead\b"
     r"|\bafter all\b|\bon second thought\b|\bcorrection:?|\bon reflection\b|\bafter thinking about it\b"
 )
-REVISION = _cue(
-    _REVISION_WORDS,
+REVISION = cues(
+    REVISION_WORDS,
     r"訂正|ではなく|じゃなく|じゃなくて|でなく|の代わりに|をやめて|はやめて|撤回|間違い|方針転換|さっきの|先ほどの",
     r"\bi meant\b|\brather than\b|\bforget (?:what|about)\b|\bturns out\b|\bupdate:|\bwrong\b|\bno,",
     # an apology, or a second look, before a fact corrects it: 「すみません、…35台でした」「確認したら東向きでした」
@@ -45,7 +46,7 @@ REVISION = _cue(
 )
 # a change of value without a revision word: 「延ばす」「増えた」, "bump", "grew", or a relaxed condition that
 # revises a stricter one (「有料でも月千円までなら大丈夫」, "books are okay too")
-CHANGE = _cue(
+CHANGE = cues(
     r"変更|変え|変わ|延ば|伸ば|延長|前倒|短縮|増や|減ら|増え|減っ|減り|(?<!仕)上げ|下げ|ずら|移す|移し|切り替え|早め|遅らせ|繰り",
     r"になりました|になった|ことになりました|ことにした|ことにしました|まで出せ|までなら|だけでいい",
     r"でも(?:大丈夫|構いません|構わない|かまわない|いい|良い|OK|可)|なら(?:大丈夫|構いません|構わない|OK|いい|良い|可)",
@@ -60,19 +61,19 @@ CHANGE = _cue(
     r"の(?:ほう|方)が(?:いい|良|よ[いかさ]|好|売れ|安|便利|楽|向い|合っ|まし|マシ|助か|嬉し|うれし|ありがた)",
     r"\bit is[.!]?\s*$|\b(?:suits?|works?|fits?|sells?|sounds?) (?:me |us )?better\b|\b(?:is|are) better\b",
 )
-ACCEPT = _cue(
+ACCEPT = cues(
     r"じゃあ?それで|それでお願い|それでいこう|それで進め|それで行き|ならそれで",
     r"\bthen let'?s go with (?:that|it)\b|\blet'?s go with that\b|\bthat works,? (?:then|let)|\bgo with that\b",
 )
-ADDITIVE = _cue(
+ADDITIVE = cues(
     r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|\btoo\b|さらに|加えて|追加で|あわせて|も追加|もお願い"
 )
 # an explicit addition adds, whatever else it says ("On second thought, add Osaka as well")
-ADDS = _cue(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
+ADDS = cues(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
 _LEADING_ADD = re.compile(r"^(?:(?:oh|and|plus|ok)[,\s]+)*(?:also|additionally|in addition)\b", _I)
 # a sentence that opens by joining on ("and there's a mock exam in 2 weeks", 「あと、5000円以上で送料無料に」):
 # with no word of change it adds to what was said, it changes nothing
-LEADING_AND = _cue(r"^(?:あと|あとは|それと|それから|ちなみに)[、,\s]", r"^(?:(?:oh|um+|er+)[,\s]+)?(?:and|plus)\b")
+LEADING_AND = cues(r"^(?:あと|あとは|それと|それから|ちなみに)[、,\s]", r"^(?:(?:oh|um+|er+)[,\s]+)?(?:and|plus)\b")
 _CLAUSE = re.compile(r"[,;、:]|\s(?:but|and|so|because)\s|けど|ので|から(?=[、,])")
 
 
@@ -90,17 +91,17 @@ def adds(text: str) -> bool:
 
 
 # a count of some of a group already counted ("two of them", 「うち2人は」): a part, not a new total
-PART = _cue(
+PART = cues(
     r"(?:^|[、,\s]|その)うち\s*(?:\d|[一二三四五六七八九十])|の(?:うち|中で)\s*(?:\d|[一二三四五六七八九十])",
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|some|most|half|many|few|all)"
     r" of (?:them|us|those|these)\b",
 )
 # the user opens a separate request: "separately, ...", 「あと別件で」
-NEW_TOPIC = _cue(
+NEW_TOPIC = cues(
     r"別件|もう一つ|もうひとつ|話(?:は|が)?変わ|それとは別に|ついでに",
     r"\bseparately\b|\banother thing\b|\bunrelated\b|\bon a different note\b|\bdifferent topic\b|\bone more thing\b",
 )
-NARROWING = _cue(
+NARROWING = cues(
     r"具体的には|具体的に言うと|特に|とくに|中心に|重点|に絞|を優先|から始め|まずは|もっと言うと|細かく言うと",
     r"\bmore specifically\b|\bspecifically\b|\bin particular\b|\bespecially\b|\bmostly\b|\bmainly\b",
     r"\bfocus(?:ed)? on\b",
@@ -140,12 +141,12 @@ _FILLER_WORDS = (
     r"|(?:いま|今)大丈夫(?:ですか)?|\S{0,12}(?:メモ|議事録)(?:です)?"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!?、。\uff01\uff1f~〜ー…w]*)+$", _I)
-_ASK = _cue(
+ASK = cues(
     r"教えて|おすすめ|オススメ|アドバイス|提案して|挙げて|出して|比較して|説明して|知りたい",
     r"\b(?:tell me|explain|suggest|recommend|show me|give me|list|draft|compare|outline|walk me through)\b",
 )
 # a request for information, a question whatever its form: 「書き方も教えてください」, "walk me through it"
-INFO_REQUEST = _cue(
+INFO_REQUEST = cues(
     r"教えて|知りたい|説明して|アドバイス(?:を|が)?(?:ください|下さい|ほしい|欲しい|もらえ)|おすすめ(?:は|を)",
     r"\btell me\b|\bexplain\b|\bwalk me through\b|\brecommend\b|\bsuggest\b|\bany (?:advice|tips)\b",
 )
@@ -225,50 +226,50 @@ def is_indirect_question(text: str) -> bool:
     return bool(_JA_CHOICE_Q.search(t) or _JA_EMBEDDED_Q.search(t) or _EN_INDIRECT_Q.search(t)) or is_choice(t)
 
 
-_REQUEST_Q = _cue(
+_REQUEST_Q = cues(
     r"(?:もらえ|くれ|いただけ|頂け)(?:ます|ません)?か|てくれる[?\uff1f]|できますか|できる[?\uff1f]",
     r"^(?:could|can|would) you\b",
 )
 # a request to set a value, phrased as a question: 「7日分にしてもらえますか」, "could you make it 25 minutes?"
-SETTING_REQUEST = _cue(
+SETTING_REQUEST = cues(
     r"に(?:して|変更して|延ばして|増やして|減らして|変えて|延長して|短縮して)(?:もらえ|いただけ|くれ|くださ|ほしい)",
     r"^(?:could|can|would) you (?:please )?(?:make|change|move|set|bump|cap|raise|lower|switch|extend|push|limit|keep"
     r"|shorten|reduce|increase)\b",
 )
-_IMPERATIVE = _cue(
+_IMPERATIVE = cues(
     r"てください|て下さい|でください|でお願い|にして|にしといて|ように|こと[。!\uff01]?\s*$|して[。!\uff01]?\s*$|で[。!\uff01]?\s*$",
     # a request in the te-form of a verb of making: 「文面を考えて」「表にまとめて」「候補を選んで」
     r"(?:考え|作っ|書い|まとめ|調べ|選ん|決め|直し|並べ|挙げ)て(?:ほしい|くれ(?:る|ない)?|もらえ\S*)?[。!?\uff01\uff1f]?\s*$",
     r"^(?:please\s+)?(?:use|keep|make|limit|include|avoid|add|send|post|focus|change|move|switch|lower|drop|put|cap|go|let'?s)\b",
 )
-WISH = _cue(
+WISH = cues(
     r"たい|ほしい|欲しい|したく|つもり|予定|考えて(?:い|おり|ます)|検討|(?:よ|お)うと(?:思|考え)",
     r"\b(?:wants?|wanna|would like|'d like|need|needs|hoping|hope|looking to|looking for|trying to|plan(?:ning)? to)\b",
     r"\b(?:i'm|i am|we're|we are) after\b",
     r"\b(?:goal|aim)\b",
 )
 # a wish turned down is a condition: "I don't want chemical treatments", 「車は使いたくない」
-NEGATED_WISH = _cue(
+NEGATED_WISH = cues(
     r"たくない|たくありません|ほしくない|欲しくない|ほしくありません|(?:避け|控え|抑え|減らし)たい",
     r"\b(?:don'?t|do not|doesn'?t|does not|never|won'?t)\s+(?:really\s+)?(?:want|wanna|need|like)\b",
 )
-_GOAL_NOUN = _cue(
+GOAL_NOUN = cues(
     r"手伝|相談|困って|悩んで|アイデア|企画|計画|仕組み|方法|やりたいこと|目標",
     r"\bhelp\b|\bgoal\b|\bplan\b|\bproject\b|\bideas?\b|\bthe task\b|\bsystem\b|\bprocess\b|\bbrainstorm\b|\bdream\b",
 )
-_NEGATION = _cue(
+_NEGATION = cues(
     r"ない|禁止|避け|不可|NG|やめ|なし|抜き|以外",
     r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot|nothing|none)\b",
 )
-_NEGATION_EN = _cue(
+_NEGATION_EN = cues(
     r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot)\b|ない(?!です|でした)|禁止|避け|不可|NG|なし"
 )
-_LIMIT = _cue(
+_LIMIT = cues(
     r"以内|以下|未満|以上|まで|上限|最大|最低|程度|くらい|ぐらい|前後|だけ|のみ|しか|限",
     r"\b(?:under|below|at most|at least|max(?:imum)?|min(?:imum)?|up to|no more than|within|only|tops)\b",
     r"\b(?:cap(?:ped)?|limit)\b",
 )
-_MUST = _cue(r"必須|必ず|絶対|必要|べき|こと[。]?$", r"\b(?:must|has to|have to|need to|needs to|required?|should)\b")
+_MUST = cues(r"必須|必ず|絶対|必要|べき|こと[。]?$", r"\b(?:must|has to|have to|need to|needs to|required?|should)\b")
 
 FEATURES: tuple[str, ...] = (
     "qmark",
@@ -306,7 +307,7 @@ _WORDLESS = re.compile(r"^[^\w]*$")
 _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # arrows, pictographs, emoji: "morning 👋"
 
 
-_THANKS = _cue(
+_THANKS = cues(
     r"\bthanks?\b|\bthank (?:you|u)\b|\bthx\b|\btysm\b|\bappreciate (?:it|that|this)\b"
     r"|さんきゅ|サンキュ|ありがと|助かり|助かる|助かった|感謝|参考になり"
     r"|お礼(?!状)|恐縮(?!(?:です|でございます)?(?:が|けど|けれど|ながら))"  # 「恐縮ですが…」 cushions a request
@@ -334,7 +335,7 @@ def sets_nothing(text: str) -> bool:
     helps", 「がんばります」, 「少し気持ちが楽になりました」)."""
     t = _FEELING.sub(" ", normalize(text))
     return not values_of(t) and not any(
-        p.search(t) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE, _ASK)
+        p.search(t) for p in (_NEGATION_EN, _LIMIT, _MUST, _IMPERATIVE, _QMARK, REVISION, CHANGE, ASK)
     )
 
 
@@ -401,10 +402,10 @@ def features(text: str, language: Language) -> Vector:
         1.0 if _EN_Q_START.search(t) and language == "en" else 0.0,
         _has(_REQUEST_Q, t),
         1.0 if is_indirect_question(t) else 0.0,
-        _has(_ASK, t),
+        _has(ASK, t),
         _has(_IMPERATIVE, t),
         _has(WISH, t),
-        _has(_GOAL_NOUN, t),
+        _has(GOAL_NOUN, t),
         _has(_NEGATION, t),
         _has(_LIMIT, t),
         _has(_MUST, t),
@@ -422,7 +423,7 @@ def features(text: str, language: Language) -> Vector:
 
 
 _STRIP = [
-    re.compile(_REVISION_WORDS, _I),
+    re.compile(REVISION_WORDS, _I),
     ACCEPT,
     re.compile(r"^(?:ok|okay|oh|well|so|hmm|sorry|あ|えっと|ごめん|すみません)[,、\s]+", _I),
 ]
@@ -493,7 +494,7 @@ _NOT_TOPIC = {"it", "we", "i", "they", "this", "that", "there", "he", "she", "yo
 
 def topic_of(text: str, language: Language) -> str | None:
     """The noun a statement sets something about: 「予算は…」→ 予算, "The deadline is …" → deadline."""
-    t = re.compile(_REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
+    t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
     if language == "ja":
         match = _JA_TOPIC.search(t) or _JA_LEAD.search(t)
         topic = match.group(1) if match else None
@@ -512,7 +513,7 @@ def attribute_of(text: str, language: Language) -> str | None:
     nor 「相談して、」, a clause) that is not the one who acts ("Grandpa is chipping in, so $700")."""
     if language == "ja":
         # the first topic that is a noun: 「練習できるのは平日は30分」 sets 平日's time
-        t = re.compile(_REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
+        t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
         found = sorted((m.start(1), m.group(1)) for p in (_JA_TOPIC, _JA_NOUN_TOPIC, _JA_LEAD) for m in p.finditer(t))
         # a time of week or year may be what is set (「週末は2時間」 beside 「平日は30分」), a number is not
         nouns = [x for _, x in found if _NOUN_END.search(x) and not _DIGIT.search(x) and x.lower() not in _NOT_TOPIC]

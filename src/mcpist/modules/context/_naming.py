@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ._features import _I, _REVISION_WORDS, _cue, normalize
+from ._features import REVISION_WORDS, cues, normalize
 from ._text import Language
+
+_I = re.IGNORECASE
 
 _NAMED_JA = re.compile(
     r"([^\s、。,]{1,20}?)(?:ではなく|じゃなくて|じゃなく|でなく|の代わりに|をやめて|はやめて|やめて)"
@@ -49,7 +51,7 @@ def named_replacements(text: str, language: Language) -> list[str]:
     """What an explicit revision names as replaced: 「WindowsではなくMac」→ Windows, "instead of PostgreSQL"."""
     t = normalize(text)
     if language == "ja":
-        t = re.compile(_REVISION_WORDS, _I).sub(" ", t)  # 「やっぱりnoteじゃなくて」: the word, not the cue
+        t = re.compile(REVISION_WORDS, _I).sub(" ", t)  # 「やっぱりnoteじゃなくて」: the word, not the cues
     pattern = _NAMED_JA if language == "ja" else _NAMED_EN
     return [m.group(1).strip().lower() for m in pattern.finditer(t) if len(m.group(1).strip()) >= 2]
 
@@ -72,7 +74,7 @@ def rejected_names(text: str, language: Language) -> list[str]:
 
 # a condition lifted: "format doesn't matter", "no cap on it anymore", 「お金のことは気にしなくていい」,
 # 「スライド枚数の制限はなくて大丈夫」 (it replaces the condition it lifts, and sets no value)
-REMOVAL = _cue(
+REMOVAL = cues(
     r"気にしなくて(?:いい|良い|大丈夫|OK)|気にしないで|(?:制限|上限|縛り|指定|条件)(?:は|も)?(?:なし|無し|なくて|ない|いらな|不要)"
     r"|こだわらな|問わな|どちらでも(?:いい|良い|大丈夫|構)|どっちでも(?:いい|良い|OK)|なんでも(?:いい|OK)",
     r"\b(?:doesn'?t|does not|don'?t|no longer) (?:matter|need|apply)\b"
@@ -147,7 +149,7 @@ _NOT_NAMES = frozenset(
 )
 # a word that says the user moves to something else: "we're switching to Flutter", "let's go with Shopify",
 # "Google Sheets now, IT migrated us", 「Shopifyにするわ」「GarageBandに乗り換え」「Microsoft 365に更新済み」
-SWITCH = _cue(
+SWITCH = cues(
     r"乗り換え|に(?:変え|替え|変更|切り替え|切替え|移行|更新|決め|決定)|(?:に|で)(?:する|します|しよう|しよ|いく|行く)(?![たてっ])",
     r"\bswitch(?:ing|ed|es)?\b|\bgo(?:ing)? with\b|\bwent with\b|\bgoing for\b|\bmov(?:e|ed|ing) (?:over )?to\b"
     r"|\bmigrat\w*|\bchang(?:e|ed|ing) (?:over )?to\b|\breplac\w*|\binstead\b|\bdecided on\b|\bopted for\b"
@@ -183,7 +185,7 @@ def switched_to(text: str, language: Language) -> frozenset[str]:
     return names_in(text, language)
 
 
-_CUE_ONLY = re.compile(rf"(?:{_REVISION_WORDS}|\bupdate\b|変更|すみません|sorry|[\s、。,.:;!?\uff01\uff1f-])+", _I)
+_CUE_ONLY = re.compile(rf"(?:{REVISION_WORDS}|\bupdate\b|変更|すみません|sorry|[\s、。,.:;!?\uff01\uff1f-])+", _I)
 
 
 def only_a_cue(text: str) -> bool:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import re
 
-from ._features import _GOAL_NOUN, _I, INFO_REQUEST, NEGATED_WISH, WISH, _cue, is_interrogative, normalize, values_of
+from ._features import GOAL_NOUN, INFO_REQUEST, NEGATED_WISH, WISH, cues, is_interrogative, normalize, values_of
 from ._text import detect_language
 from ._wants import THIRD_PARTY_WISH, states_wish
 
+_I = re.IGNORECASE
+
 # a question that asks for help with something or for a decision: "can you help me fix the middle of my novel?",
 # "should I lease or buy a car?", 「在留資格の変更手続きについて教えていただけますか」
-_DECISION = _cue(
+_DECISION = cues(
     r"\bshould (?:i|we)\b|\b(?:is it|would it be) (?:better|worth)\b|\bwhich (?:is|would be) better\b",
     r"\btorn between\b|\bcan'?t decide\b|\b(?:deciding|choose|choosing|pick|picking|decide) between\b",
     r"べきか|どっちがいい|どちらがいい|どちらが良い|か(?:で|を)?迷って|か(?:で|を)?悩んで",
@@ -28,13 +30,13 @@ def asks_for_help(text: str) -> bool:
     t = normalize(text)
     if NEGATED_WISH.search(t):
         return False
-    return bool(_GOAL_NOUN.search(t) or _DECISION.search(t) or (INFO_REQUEST.search(t) and content_len(t) >= 12))
+    return bool(GOAL_NOUN.search(t) or _DECISION.search(t) or (INFO_REQUEST.search(t) and content_len(t) >= 12))
 
 
 # who the user is, said before what they want: "I'm a retired chemistry teacher", "Hello, I am from Brazil",
 # "I run a small bike shop", 「人事担当です」「書道教室をやってます」「佐藤と申します」 (not "I'm organizing a
 # bake sale": what the user is doing may be the goal)
-_SELF_INTRO = _cue(
+_SELF_INTRO = cues(
     r"^(?:(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening|day))(?: there| all| everyone)?\b[^a-z]*)?"
     r"(?:(?:ok|so|well),?\s+)*"
     r"(?:(?:i'?m|i am) (?:a|an|the|from)\b|my name is\b|(?:i'?m|i am) \w+,\s"
@@ -118,7 +120,7 @@ def narrows_scope(text: str) -> bool:
 # spreadsheets?", "do you know much about web hosting?", "are you able to help with academic matters, or only
 # general questions?", 「日本語で大丈夫ですか」「お金の話してもええ」「ちょっと聞いてくれる」); a request
 # for the task itself ("can you help me write a cover letter?", 「議事録をまとめてくれる」) is the goal
-_ABOUT_ASSISTANT = _cue(
+_ABOUT_ASSISTANT = cues(
     r"^(?:(?:quick q(?:uestion)?|hi|hey|hello|so|ok|um+)\b[,!.:]?\s*)*"
     r"(?:do (?:you|u) know (?:much|anything|a lot|a thing)(?: at all)? about\b"
     r"|(?:are|r) (?:you|u) (?:able|allowed) to (?:help|talk|answer|give|discuss|deal)\b"
@@ -137,7 +139,7 @@ _ABOUT_ASSISTANT = _cue(
 
 # a remark about the conversation itself before any task: "hi, first time using this thing", "I hope my
 # English is okay", "It's been a rough month, so bear with me", 「初めて利用します」「長くなりますが」
-_ABOUT_CONVERSATION = _cue(
+_ABOUT_CONVERSATION = cues(
     r"\bfirst time (?:using|trying|on|here|asking|doing this|writing)\b|\bhope my (?:english|japanese|writing) is\b"
     r"|\b(?:sorry|excuse) (?:for|about) my (?:english|bad english|typos|spelling)\b|\bmy english (?:is not|isn'?t)\b"
     r"|\bbear with me\b|\bplease be patient\b|\bset this up for me\b"

@@ -8,18 +8,19 @@ from __future__ import annotations
 import re
 
 from ._features import (
-    _ASK,
-    _GOAL_NOUN,
-    _I,
+    ASK,
+    GOAL_NOUN,
     INFO_REQUEST,
     NARROWING,
     NEGATED_WISH,
     WISH,
-    _cue,
+    cues,
     is_interrogative,
     normalize,
     values_of,
 )
+
+_I = re.IGNORECASE
 
 
 def states_wish(text: str) -> bool:
@@ -31,7 +32,7 @@ def states_wish(text: str) -> bool:
     # someone else's wish is background ("my niece wants to be a designer", 「娘が「もっと弾きたい」って言ってて」),
     # unless it is asked of the user ("my supervisor needs me to …")
     t = THIRD_PARTY_WISH.sub(" ", t)
-    return any(p.search(t) for p in (WISH, _GOAL_NOUN, _ASK, INFO_REQUEST)) or is_interrogative(t)
+    return any(p.search(t) for p in (WISH, GOAL_NOUN, ASK, INFO_REQUEST)) or is_interrogative(t)
 
 
 THIRD_PARTY_WISH = re.compile(
@@ -45,7 +46,7 @@ THIRD_PARTY_WISH = re.compile(
 # the user says what the goal really is, in other words or more narrowly: "the point is to ...", "what I
 # need most is ...", 「最終的には…」「というより…」. Said of the goal itself, so a value in it is part of the
 # goal (「最終的には副業で月5万円稼げるように」, "finish the Bristol 10K on October 5"), not a condition
-RESTATES_GOAL = _cue(
+RESTATES_GOAL = cues(
     r"最終的に(?:は)?|要は|要するに|というより|っていうより|一番(?:大事|大切|重要|の目的|の目標|の願い)|いちばん大事"
     r"|本当の(?:目的|目標|狙い)|(?:目的|目標|ゴール|狙い)は|せめて",
     r"\bthe (?:whole |real |main |actual |ultimate |end )?(?:point|goal|target|aim|objective|idea) is\b",
@@ -96,12 +97,12 @@ def narrows_goal(text: str) -> bool:
         # "start with the first four weeks": the frame says what the user wants done first, value and all
         return framed
     # "mostly the long-term career side": what the user cares about most needs no verb of wishing
-    return focus or bool(WISH.search(t) or _GOAL_NOUN.search(t))
+    return focus or bool(WISH.search(t) or GOAL_NOUN.search(t))
 
 
 # what the user cares about most, a stronger word than `NARROWING`'s 「特に」 (which is also "nothing in
 # particular") or "start with"; not a model feature
-FOCUS = _cue(
+FOCUS = cues(
     # 「とりあえず制限時間内にゴールできたら十分」: what would be enough is what the user is after
     r"一番は|いちばんは|一番の|(?:できたら|できれば|られたら|られれば|れたら|れば|たら)(?:それで)?(?:十分|じゅうぶん|満足)",
     # "mostly" opening the sentence says what matters most; inside it, how things are ("arrivals mostly on
@@ -114,7 +115,7 @@ FOCUS = _cue(
 # real headache", "it's all about staying in his own house", "lead with the rollback plan", "centre it on …",
 # 「大事なのは雨の日の段取り」「ポイントは冬場の寒さ対策」「結局知りたいのは…」「まずは初日の内容から」. Grammar, not
 # topic words; not a model feature
-FOCUS_FRAME = _cue(
+FOCUS_FRAME = cues(
     r"(?:大事|大切|重要|肝心|肝|問題|課題|ネック|一番の悩み|気がかり)なのは|(?:ポイント|鍵|カギ|焦点|重点|キモ|肝)は"
     r"|(?:たい|ほしい|欲しい)のは|まずは\S{1,20}(?:から|だけ|を目指|を目標に)|を中心に|を軸に|に焦点を|を重視|に重点を"
     r"|\S中心で[。!]?$|が(?:メイン|主役|中心)(?:で|に|です)",
@@ -153,12 +154,12 @@ def focuses(text: str) -> bool:
 
 # a separate matter, said to be one: "Separately, could you also draft …", 「あと別件なのですが、…もお願い
 # できますでしょうか」 (not "one more thing" or 「ついでに」, which as often add a condition to the same work)
-_SEPARATE = _cue(
+_SEPARATE = cues(
     r"別件|それとは別に|話(?:は|が)?変わ(?:る|り|って)",
     r"\bseparately\b|\bunrelated\b|\bseparate (?:thing|request|question|task|one|job|matter|issue)\b"
     r"|\bon a (?:different|separate) note\b|\b(?:different|separate) (?:topic|matter)\b",
 )
-_ASKS_TO_DO = _cue(
+_ASKS_TO_DO = cues(
     r"お願い|いただけ|頂け|頂戴|頼[まみむめ]|もらえ|くれ(?:る|ない|ます)|ください|下さい|(?:作っ|書い|考え|まとめ|調べ)て",
     r"\b(?:could|can|would|will) (?:you|u)\b|\bplease\b|\b(?:i'd|i would) like you to\b"
     # an imperative after the matter is named: "separate thing: explain payments on account"
@@ -171,7 +172,7 @@ _ASKS_TO_DO = _cue(
 # 「お礼メールの下書きも頼める?」 (not "could you also make it shorter", "could you also write it in French": the
 # same work, changed)
 _WRITE_EN = r"(?:please )?(?:help me )?(?:write|draft|prepare|put together|create|design)"
-_ALSO_WRITE = _cue(
+_ALSO_WRITE = cues(
     r"(?:下書き|文面|文案|原稿|見積もり|見積り|案内文|挨拶文|メール|手紙)(?:について|の作成)?も(?:あわせて|併せて)?"
     r"(?:ご支援|ご協力|お手伝い)?(?:お願い|頼[まみむめ]|作って|書いて|考えて|頂戴|いただけ|頂け)",
     # "could you also write …", "also can u write …", "one more thing: could you write a short poem for her card?"
@@ -190,7 +191,7 @@ def opens_separate_request(text: str) -> bool:
     return (_SEPARATE.search(t) is not None and _ASKS_TO_DO.search(t) is not None) or _ALSO_WRITE.search(t) is not None
 
 
-_ONLY_SEPARATES = _cue(
+_ONLY_SEPARATES = cues(
     r"^(?:(?:あと|また|それと|で)[、,]?\s*)?(?:別件|それとは別に|話(?:は|が)?変わりますが)"
     r"(?:です|なんですが|なんですけど|ですが|ですけど|で(?:恐縮|すみません)(?:です|ですが)?)?[\s.。:、,!-]*$",
     r"^(?:(?:oh|and|also|ok|okay)[,\s]+)?(?:separately|separate (?:thing|question|request|matter)|unrelated"
