@@ -27,11 +27,8 @@ queue for the CPU and per-call latency is about 50 x the CPU one call costs (Lit
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import math
 import os
-import platform
 import re
 import statistics
 import sys
@@ -49,11 +46,21 @@ import anyio
 import anyio.lowlevel
 import httpx2
 import mcp_types as types
+from _core_report import (
+    ASPIRATION_LIST_BYTES,
+    GOAL_ADDS_P50_MS,
+    GOAL_ADDS_P99_MS,
+    GOAL_BATCH_RATIO,
+    GOAL_LIST_BYTES,
+    machine,
+    markdown,
+)
+from _measure import Call, measure, own_cpu_s, system_busy_s
 from _serve import clean_env, create_token, free_port, mcpist_command, running
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpist import __version__, batch
+from mcpist import batch
 from mcpist.auth.tokens import TokenStore
 from mcpist.cli import approx_tokens
 from mcpist.config import load_settings
@@ -66,14 +73,7 @@ from mcpist.web.app import create_app
 
 BASE = "http://127.0.0.1:8765"
 
-GOAL_LIST_BYTES = 2_400
-ASPIRATION_LIST_BYTES = 1_800
-GOAL_ADDS_P50_MS = 3.0
-GOAL_ADDS_P99_MS = 15.0
-GOAL_BATCH_RATIO = 1.15
-
 MANY = 50  # concurrent clients
-BUSY_SHARE = 0.10  # other processes' share of the CPUs above which the report warns
 
 bench = Module("bench", summary="Benchmark tools: a no-op echo and a sleep")
 
@@ -127,89 +127,6 @@ def log(message: str) -> None:
 
 def compact_json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def percentile(sorted_ns: Sequence[int], q: float) -> float:
-    """Nearest-rank percentile, in milliseconds."""
-    rank = max(1, math.ceil(q / 100 * len(sorted_ns)))
-    return sorted_ns[rank - 1] / 1e6
-
-
-def process_cpu_s(pid: int) -> float | None:
-    """User + system CPU seconds of a process, all threads (Linux /proc); None elsewhere."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def system_busy_s() -> float | None:
-    """CPU seconds all processes have spent busy since boot (Linux /proc/stat); None elsewhere."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:9]
-    except OSError:
-        return None
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields)
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
-def own_cpu_s() -> float:
-    """CPU seconds of this process and its reaped children (the `mcpist` subprocesses)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
-Call = Callable[[], Awaitable[Any]]
-
-
-async def measure(calls: Sequence[Call], each: int, warmup: int, server_pid: int | None = None) -> dict[str, Any]:
-    """Latency percentiles while one task per entry of `calls` makes `each` calls back to back.
-
-    Also the throughput and the CPU each call cost this process (and the server process, if given).
-    """
-
-    async def warm(call: Call) -> None:
-        for _ in range(warmup):
-            await call()
-
-    samples: list[int] = []
-
-    async def worker(call: Call) -> None:
-        for _ in range(each):
-            start = time.perf_counter_ns()
-            await call()
-            samples.append(time.perf_counter_ns() - start)
-
-    async with anyio.create_task_group() as tg:
-        for call in calls:
-            tg.start_soon(warm, call)
-    gc.collect()
-    server_before = process_cpu_s(server_pid) if server_pid else None
-    cpu_before = time.process_time()
-    wall_before = time.perf_counter()
-    async with anyio.create_task_group() as tg:
-        for call in calls:
-            tg.start_soon(worker, call)
-    wall = time.perf_counter() - wall_before
-    cpu = time.process_time() - cpu_before
-    server_after = process_cpu_s(server_pid) if server_pid else None
-    ordered = sorted(samples)
-    n = len(ordered)
-    return {
-        "clients": len(calls),
-        "n": n,
-        "p50_ms": percentile(ordered, 50),
-        "p99_ms": percentile(ordered, 99),
-        "mean_ms": statistics.fmean(ordered) / 1e6,
-        "calls_per_s": n / wall,
-        "cpu_ms_per_call": cpu / n * 1000,
-        "server_cpu_ms_per_call": (
-            (server_after - server_before) / n * 1000
-            if server_before is not None and server_after is not None
-            else None
-        ),
-    }
 
 
 @asynccontextmanager
@@ -559,116 +476,6 @@ async def batch_figures(rt: Runtime, opts: Options) -> list[dict[str, Any]]:
                     }
                 )
     return rows
-
-
-# report
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "cpus": os.cpu_count(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "platform": platform.platform(terse=True),
-        "mcpist": __version__,
-        "database": "SQLite",
-        "load_before": round(os.getloadavg()[0], 2),
-    }
-
-
-PATHS = {
-    "a": "a  `bench.echo` awaited directly",
-    "b": "b  `Runtime.execute`, principal given",
-    "p": "p  `Runtime.principal` (roles from the DB)",
-    "c": "c  `MetaToolHandler.run('call')`",
-    "d": "d  MCP client -> ASGI app, in process",
-    "a'": "a' `context.list_sessions` awaited directly",
-    "e": "e  MCP client -> `mcpist serve`, loopback",
-}
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
-
-
-def _cpu(row: dict[str, Any]) -> str:
-    own = f"{row['cpu_ms_per_call']:.3f}"
-    server = row.get("server_cpu_ms_per_call")
-    return f"{own} + server {server:.3f}" if server is not None else own
-
-
-def markdown(report: dict[str, Any]) -> str:
-    m = report["machine"]
-    t = report["tools_list"]
-    aspiration = "" if t["aspiration_met"] else " (aspiration not met)"
-    out = [
-        f"MCPist {m['mcpist']}, {'quick' if report['quick'] else 'full'} run: {m['cpus']} CPUs, {m['python']}, "
-        f"{m['platform']}, {m['database']}, MCP client mode `{report['client_mode']}`, "
-        f"load average {m['load_before']} before / {m['load_after']} after, {report['elapsed_s']:.0f} s.",
-        "",
-    ]
-    others = m.get("others_cpu_share")
-    if others is not None and others > BUSY_SHARE:
-        out += [
-            f"**Other processes used {others:.0%} of the CPUs during this run: the latency figures are inflated.**",
-            "",
-        ]
-    out += [
-        "| Figure | Measured | Goal | Result |",
-        "|---|---|---|---|",
-        f"| `tools/list`, installed modules ({', '.join(t['modules'])}: {t['module_tools']} tools) "
-        f"| {t['bytes']:,} B (~{t['tokens']:,} tokens); listed flat {t['flat_bytes']:,} B "
-        f"(~{t['flat_tokens']:,} tokens, {t['flat_to_meta_ratio']:.1f}x) "
-        f"| < {GOAL_LIST_BYTES:,} B (aspiration {ASPIRATION_LIST_BYTES:,}) | {verdict(t['pass'])}{aspiration} |",
-    ]
-    for row in report["call_adds"]:
-        clients = "1 client" if row["clients"] == 1 else f"{row['clients']} clients"
-        out.append(
-            f"| `call` adds, {row['label']} ({row['path']} - {row['baseline']}), {clients} "
-            f"| p50 {row['adds_p50_ms']:.3f} ms, p99 {row['adds_p99_ms']:.3f} ms "
-            f"| p50 <= {GOAL_ADDS_P50_MS:g} ms, p99 <= {GOAL_ADDS_P99_MS:g} ms | {verdict(row['pass'])} |"
-        )
-    for row in report["batch"]:
-        via = "`MetaToolHandler.run`" if row["path"] == "c" else "MCP client, in process"
-        out.append(
-            f"| `batch`, {row['shape']}, via {via} "
-            f"| {row['median_ms']:.1f} ms median (max {row['max_ms']:.1f}) / {row['critical_ms']:g} ms "
-            f"= {row['ratio']:.3f}x (max {row['max_ratio']:.3f}x; bare anyio {row['plain_anyio_ms']:.1f} ms) "
-            f"| <= {GOAL_BATCH_RATIO:g}x | {verdict(row['pass'])} |"
-        )
-    out += [
-        "",
-        "| Latency path | 1 client: p50 / p99 | 50 clients: p50 / p99 | 50 clients: calls/s "
-        "| CPU ms per call (1 client) |",
-        "|---|---|---|---|---|",
-    ]
-    for key, levels in report["latency"].items():
-        one, many = levels["1"], levels["50"]
-        out.append(
-            f"| {PATHS[key]} | {one['p50_ms']:.3f} / {one['p99_ms']:.3f} ms (n={one['n']:,}) "
-            f"| {many['p50_ms']:.3f} / {many['p99_ms']:.3f} ms (n={many['n']:,}) "
-            f"| {many['calls_per_s']:,.0f} | {_cpu(one)} |"
-        )
-    out += [
-        "",
-        "`tools/list`: the `tools` array of a real `tools/list` answer through the MCP client, as compact JSON "
-        "(tokens ~ bytes/4); flat: each module tool as its own MCP Tool (`module__tool`, description, "
-        "inputSchema, outputSchema, annotations).",
-        "d: SDK client and server on one event loop (its CPU is both sides'); e: separate processes, "
-        "baseline a' (the same tool function in this process).",
-    ]
-    served = report.get("serve_log")
-    if served:
-        out.append(
-            f"`mcpist serve` log: {served['mcp_requests']:,} `/mcp` requests, "
-            f"{served['problem_lines']} warning or error lines."
-        )
-    projection = t.get("projection")
-    if projection:
-        out.append(
-            f"With `memory` too (in src/, no entry point yet; computed, not requested): {projection['bytes']:,} B "
-            f"(~{projection['tokens']:,} tokens); flat {projection['flat_bytes']:,} B."
-        )
-    return "\n".join(out)
 
 
 async def run(opts: Options, tmp: Path) -> dict[str, Any]:

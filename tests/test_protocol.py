@@ -156,6 +156,22 @@ async def test_timeout_is_deadline_exceeded(tmp_path: Path) -> None:
         assert structured(result)["code"] == "DEADLINE_EXCEEDED"
 
 
+async def test_a_call_cancelled_from_outside_is_cancelled_not_out_of_time(tmp_path: Path) -> None:
+    """The call's deadline is asyncio's; a cancel scope around the call (a client gone, a task cancelled)
+    must still cancel it, never be reported as the deadline, and leave the next call its full time."""
+    import anyio
+
+    from mcpist.modules import Caller
+
+    async with runtime(tmp_path, call_timeout_s=5) as rt:
+        principal = await rt.principal(Caller(user_id=rt.owner.id, email=rt.owner.email))
+        with anyio.move_on_after(0.05) as scope:
+            await rt.execute(principal, "demo", "wait", {"ms": 2000})
+        assert scope.cancelled_caught  # cancelled by the scope, not turned into DEADLINE_EXCEEDED
+        with anyio.fail_after(2):
+            assert await rt.execute(principal, "demo", "wait", {"ms": 10}) == {"waited_ms": 10}
+
+
 async def test_unknown_meta_tool_is_a_protocol_error(tmp_path: Path) -> None:
     from mcp.shared.exceptions import MCPError
 
