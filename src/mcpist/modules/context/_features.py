@@ -40,6 +40,8 @@ REVISION = cues(
     REVISION_WORDS,
     r"訂正|ではなく|じゃなく|じゃなくて|でなく|の代わりに|をやめて|はやめて|撤回|間違い|方針転換|さっきの|先ほどの",
     r"\bi meant\b|\brather than\b|\bforget (?:what|about)\b|\bturns out\b|\bupdate:|\bwrong\b|\bno,",
+    # a condition dropped or a count redone: "scrap the evenings", "plot twist: …", "Recounted. £11.5k."
+    r"\bscrap (?:that|the|it)\b|\bplot twist\b|\bre-?counted\b|数え直した",
     # an apology, or a second look, before a fact corrects it: 「すみません、…35台でした」「確認したら東向きでした」
     r"(?:すみません|ごめん|失礼しました|申し訳)[^。]*でした|(?:確認|調べ|見直|数え直)したら",
     r"\b(?:sorry|oops|my bad|my mistake)\b[^.]*\b(?:it'?s|it is|it was|we have|there are|actually)\b",
@@ -52,6 +54,8 @@ CHANGE = cues(
     r"でも(?:大丈夫|構いません|構わない|かまわない|いい|良い|OK|可)|なら(?:大丈夫|構いません|構わない|OK|いい|良い|可)",
     r"\bmake (?:it|that)\b|\bchang(?:e|ed|ing)\b|\bswitch(?:ing|ed)?\b|\bmov(?:e|es|ed|ing)\b|\bbump(?:ed)?\b",
     r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
+    # news announced about the work ("good news, …", "update from the office: …", 「朗報です」「続報です」)
+    r"\b(?:good|bad) news\b|\bupdate from\b|\b(?:omg|quick|small|big|another|latest|new) update\b|朗報|悲報|続報",
     # "now" as against before ("95 guests now"), not the present state ("right now", "for now")
     r"(?<!\bright )(?<!\bfor )(?<!\bjust )\bnow\b",
     r"\b(?:lower|raise|drop|increase|reduce|cut|grew|grown|went up|goes up|way up|down to)\b|\bafter thinking\b",
