@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from phrasings import every_known_text
 
 from mcpist.modules.context import _corpus
 from mcpist.modules.context import _features as f
@@ -113,3 +114,29 @@ async def test_a_word_of_change_replaces_the_item_that_names_the_same_attribute(
 async def test_a_change_of_value_on_the_same_attribute_still_replaces(ctx: Any, call: Any, old: str, new: str) -> None:
     *_, result = await _turns(call, ctx, "We need a plan for our new team wiki.", old, new)
     assert result["superseded"] == [old] and new in _stated(result) and old not in _stated(result)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("we can put about three thousand pounds towards it", "three thousand pounds"),
+        ("the kitchen fitter wants two grand up front", "two grand"),
+        ("I'd rather not go over 250 quid", "250 quid"),
+        ("a couple of hundred quid is fine for the frame", "a couple of hundred quid"),
+        ("fifty dollars a head for the dinner", "fifty dollars"),
+    ],
+)
+def test_an_amount_said_in_words_or_with_a_spoken_currency_is_money(text: str, value: str) -> None:
+    assert not {text} & every_known_text()
+    assert ("money", value) in {(v.kind, v.text) for v in f.values_of(text)}
+
+
+@pytest.mark.parametrize("text", ["we had a grand day out at the coast", "the recipe needs two pounds of flour"])
+def test_grand_and_pounds_that_are_no_amount_of_money(text: str) -> None:
+    assert "money" not in {v.kind for v in f.values_of(text)}
+
+
+def test_a_multiplier_is_no_unit() -> None:
+    """ "my partner says four thousand" is a bare amount (unit-less, as 4000 is), not four of something."""
+    (value,) = f.values_of("my partner says four thousand, with the bonus")
+    assert (value.kind, value.unit) == ("number", "")

@@ -31,6 +31,11 @@ _EN_NUM = (
     r"(?:\d(?:[\d,.]*\d)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
     r"|forty|fifty|a few|several|half an?)"
 )
+# a spelled-out amount before a currency word ("two grand", not "a grand day out")
+_WORD_NUM = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty"
+    r"|seventy|eighty|ninety|a hundred|a thousand|several|a few)"
+)
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
     r"|nov(?:ember)?|dec(?:ember)?"
@@ -45,7 +50,12 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
         re.compile(
             rf"[$€£¥]\s?\d(?:[\d,.]*\d)?\s*[km]?\b|{_NUM}\s*(?:万|千|億)?\s*(?:円|ドル|ユーロ)"
             rf"|\b\d(?:[\d,.]*\d)?\s*k?\s*(?:dollars|euros?|usd|eur|yen|bucks|cad|gbp)\b|\b(?:cad|usd|eur)\s*\d(?:[\d,.]*\d)?k?"
-            rf"|\b\d(?:[\d,.]*\d)?k\b|(?<![\d万])\d+\s*万(?![人件字語キ本台回部個枚点名社店])|無料|有料|\bfree\b",
+            rf"|\b\d(?:[\d,.]*\d)?k\b|(?<![\d万])\d+\s*万(?![人件字語キ本台回部個枚点名社店])|無料|有料|\bfree\b"
+            # an amount in words or with a spoken currency: "four thousand pounds", "two grand", "400 quid"
+            rf"|\b(?:\d(?:[\d,.]*\d)?|{_WORD_NUM})(?:\s+(?:hundred|thousand|million))?\s*(?:pounds(?!\s+of\b)|quid)\b"
+            rf"|\b(?:\d(?:[\d,.]*\d)?|{_WORD_NUM})(?:\s+(?:hundred|thousand))?\s+grand\b"
+            rf"|\b{_WORD_NUM}(?:\s+(?:hundred|thousand|million))?\s+(?:dollars|euros?|bucks|yen)\b"
+            rf"|\ba couple (?:of )?(?:hundred|thousand|grand)(?:\s+(?:pounds|quid|dollars|bucks|euros?))?",
             _I,
         ),
     ),
@@ -157,6 +167,8 @@ _NOT_COUNTED = frozenset(
         *("and", "the", "for", "per", "with", "from", "that", "this", "then", "now", "but", "not", "max", "min"),
         *("tops", "total", "incl", "each", "more", "less", "than", "please", "or", "if", "is", "are", "was"),
         *("were", "so", "ok", "okay", "fine", "instead"),
+        # a multiplier is no unit: "three thousand" is a bare amount, as 3000 is
+        *("hundred", "thousand", "million"),
     }
 )
 
