@@ -19,6 +19,7 @@ from ._values import NUMERIC as NUMERIC
 from ._values import VALUE_KINDS as VALUE_KINDS
 from ._values import Value as Value
 from ._values import ValueKind as ValueKind
+from ._values import magnitude as magnitude
 from ._values import normalize as normalize
 from ._values import shape as shape
 from ._values import values_of as values_of

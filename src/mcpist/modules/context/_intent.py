@@ -46,6 +46,10 @@ PAIR_FEATURES: tuple[str, ...] = (
     "shared_unit_x_revision",
     "valueless_without_cue",
     "shared_shape",
+    # two amounts of one kind near each other (a factor of 2.5 at most: "$4,500" and "$6,800") or far apart (ten
+    # times or more: "4.5k orders" and "2 shifts"): a value set anew seldom moves that far
+    "close_magnitude",
+    "far_magnitude",
     # among the stored candidates: the only one that shares a kind of value, or a unit, with the new
     # statement ("make that 40" after a single count), and the closest by what is set
     "only_shared_kind",
@@ -57,7 +61,7 @@ PAIR_FEATURES: tuple[str, ...] = (
     "bare_x_shared_kind",
     "bare_x_only_shared_kind",
 )
-_BASE = 18
+_BASE = 20
 BARE_TERMS = 2  # a statement with a value and at most this many content words is little more than the value
 
 
@@ -160,9 +164,32 @@ def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
         1.0 if not kinds_new and not kinds_old and not revision else 0.0,
         # "$5k" and "$6k", 「週5000円」and「週6000円」: written the same way but for the number
         1.0 if _shapes(new) & _shapes(old) else 0.0,
+        *_magnitudes(new, old),
     ]
     assert len(row) == _BASE
     return np.asarray(row, dtype=np.float64)
+
+
+CLOSE = 2.5
+FAR = 10.0
+
+
+def _magnitudes(new: Side, old: Side) -> tuple[float, float]:
+    """(close, far): how far apart the nearest two amounts of one kind are; a bare number ("make it 650")
+    compares with any amount but a duration, whose unit it does not say."""
+    ratios = []
+    for a in new.values:
+        for b in old.values:
+            kinds = {a.kind, b.kind}
+            if len(kinds) > 1 and ("number" not in kinds or "duration" in kinds):
+                continue
+            x, y = f.magnitude(a), f.magnitude(b)
+            if x and y and x > 0 and y > 0:
+                ratios.append(max(x, y) / min(x, y))
+    if not ratios:
+        return 0.0, 0.0
+    nearest = min(ratios)
+    return (1.0 if nearest <= CLOSE else 0.0), (1.0 if nearest >= FAR else 0.0)
 
 
 def _shapes(side: Side) -> set[str]:

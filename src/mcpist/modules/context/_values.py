@@ -127,7 +127,8 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
         re.compile(
             r"(?<![A-Za-z0-9_.])\d(?:[\d,.]*\d)?(?![\w.]*\d)"
             # "make it nine": a spelled-out number that counts nothing named
-            r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty)\b",
+            r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty)"
+            r"(?:\s+(?:hundred|thousand|million)\b)?\b",
             _I,
         ),
     ),
@@ -228,6 +229,78 @@ NUMERAL = re.compile(
     r"|thirty|forty|fifty|a few|several|half an?)\b|[一二三四五六七八九十百千両半]+",
     _I,
 )
+
+
+_ONE_TO_TWELVE = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+_WORD_VALUES = {
+    **{w: float(n) for n, w in enumerate(_ONE_TO_TWELVE)},
+    **{"fifteen": 15.0, "twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0},
+    **{"seventy": 70.0, "eighty": 80.0, "ninety": 90.0, "a": 1.0, "an": 1.0, "half": 0.5, "couple": 2.0},
+}
+_SCALES = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "hundred": 1e2, "million": 1e6, "m": 1e6}
+_JA_SCALES = {"千": 1e3, "万": 1e4, "億": 1e8}
+_FIGURE = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|\.\d+")
+# a duration in minutes, by its unit, so that "75 mins" and "an hour" compare
+_MINUTES = (
+    (r"秒|\bsec|\bms\b", 1 / 60),
+    (r"分|\bmin", 1.0),
+    (r"時間|\bhours?\b|\bhrs?\b", 60.0),
+    (r"週|\bweeks?\b", 7 * 1440.0),
+    (r"か月|ヶ月|カ月|ケ月|\bmonths?\b", 30 * 1440.0),
+    (r"年|\byears?\b", 365 * 1440.0),
+    (r"日|泊|\bdays?\b", 1440.0),
+)
+_JA_DIGITS = dict(zip("〇一二三四五六七八九", range(10), strict=True))
+
+
+def magnitude(value: Value) -> float | None:
+    """How much a numeric value is, for comparing two of one kind ("$4,500" 4500, "4.5k" 4500, 「1,000万円」 1e7,
+    "two grand" 2000, 「三人」 3); None for dates and times, and for what cannot be read."""
+    if value.kind not in NUMERIC:
+        return None
+    text = value.text.lower()
+    m = _FIGURE.search(text)
+    if m:
+        amount = float(m.group(0).replace(",", ""))
+        rest = text[m.end() :]
+    else:
+        words = re.findall(r"[a-z]+", text)
+        numbers = [_WORD_VALUES[w] for w in words if w in _WORD_VALUES]
+        ja = [_JA_DIGITS[c] for c in text if c in _JA_DIGITS]
+        if numbers:
+            # "a couple of hundred", "half an hour": the article only counts when no other number is said
+            said = [n for w, n in zip(words, numbers, strict=False) if w not in ("a", "an")] if len(numbers) > 1 else []
+            amount, rest = (said or numbers)[0], text
+        elif ja:
+            amount, rest = float(ja[0]), text
+        else:
+            return None
+    for word, scale in _SCALES.items():
+        if re.match(rf"\s*{word}\b", rest) or (word != "m" and re.search(rf"\b{word}\b", rest)):
+            amount *= scale
+            break
+    for mark, scale in _JA_SCALES.items():
+        if mark in rest:
+            amount *= scale
+            break
+    if value.kind == "duration":
+        minutes = next((n for unit, n in _MINUTES if re.search(unit, text)), None)
+        return amount * minutes if minutes is not None else None
+    return amount
 
 
 def shape(value: Value) -> str:
