@@ -363,7 +363,7 @@ class Runtime:
             MCPistError: as `execute`.
         """
         try:
-            # asyncio's own deadline: a third of the CPU anyio's cancel scope costs on this hot path (MCPist
+            # asyncio's own deadline costs about half the CPU of anyio's cancel scope on this hot path (MCPist
             # runs on asyncio only); anyio cancel scopes inside the tool nest with it as with any other
             async with asyncio.timeout(limit):
                 value = await work()
