@@ -251,7 +251,18 @@ _WORD_VALUES = {
     **{"fifteen": 15.0, "twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0},
     **{"seventy": 70.0, "eighty": 80.0, "ninety": 90.0, "a": 1.0, "an": 1.0, "half": 0.5, "couple": 2.0},
 }
-_SCALES = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "hundred": 1e2, "million": 1e6, "m": 1e6}
+# a scale word anywhere in the value; "k" and "m" only right after the figure ("4.5k", "$5m", not "5 min")
+_SCALES = tuple(
+    (re.compile(pattern), scale)
+    for pattern, scale in (
+        (r"\bk\b", 1e3),
+        (r"\bthousand\b", 1e3),
+        (r"\bgrand\b", 1e3),
+        (r"\bhundred\b", 1e2),
+        (r"\bmillion\b", 1e6),
+        (r"^\s*m\b", 1e6),
+    )
+)
 _JA_SCALES = {"千": 1e3, "万": 1e4, "億": 1e8}
 _FIGURE = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|\.\d+")
 # a duration in minutes, by its unit, so that "75 mins" and "an hour" compare
@@ -278,19 +289,18 @@ def magnitude(value: Value) -> float | None:
         amount = float(m.group(0).replace(",", ""))
         rest = text[m.end() :]
     else:
-        words = re.findall(r"[a-z]+", text)
-        numbers = [_WORD_VALUES[w] for w in words if w in _WORD_VALUES]
+        numbers = [(w, _WORD_VALUES[w]) for w in re.findall(r"[a-z]+", text) if w in _WORD_VALUES]
         ja = [_JA_DIGITS[c] for c in text if c in _JA_DIGITS]
         if numbers:
             # "a couple of hundred", "half an hour": the article only counts when no other number is said
-            said = [n for w, n in zip(words, numbers, strict=False) if w not in ("a", "an")] if len(numbers) > 1 else []
-            amount, rest = (said or numbers)[0], text
+            said = [n for w, n in numbers if w not in ("a", "an")]
+            amount, rest = (said or [numbers[0][1]])[0], text
         elif ja:
             amount, rest = float(ja[0]), text
         else:
             return None
-    for word, scale in _SCALES.items():
-        if re.match(rf"\s*{word}\b", rest) or (word != "m" and re.search(rf"\b{word}\b", rest)):
+    for pattern, scale in _SCALES:
+        if pattern.search(rest):
             amount *= scale
             break
     for mark, scale in _JA_SCALES.items():
