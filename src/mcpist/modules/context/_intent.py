@@ -126,10 +126,15 @@ def pair_rows(new: Side, olds: Sequence[Side]) -> NDArray[np.float64]:
 
 
 def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
-    kinds_new = {v.kind for v in new.values}
-    kinds_old = {v.kind for v in old.values}
-    units_new = {v.unit for v in new.values if v.unit}
-    units_old = {v.unit for v in old.values if v.unit}
+    # a value both say alike is what they have in common, not what either sets: "1枠30人" and "1枠40分" share
+    # the slot, not a count; "a warranty of 12 months" and "a lease for 12 months" no kind of value
+    common = {f.normalize(v.text).lower() for v in new.values} & {f.normalize(v.text).lower() for v in old.values}
+    new_values = [v for v in new.values if f.normalize(v.text).lower() not in common]
+    old_values = [v for v in old.values if f.normalize(v.text).lower() not in common]
+    kinds_new = {v.kind for v in new_values}
+    kinds_old = {v.kind for v in old_values}
+    units_new = {v.unit for v in new_values if v.unit}
+    units_old = {v.unit for v in old_values if v.unit}
     text = f.normalize(new.text)
     strong = 1.0 if f.REVISION.search(text) or f.ACCEPT.search(text) else 0.0
     change = 1.0 if f.CHANGE.search(text) else 0.0
@@ -149,8 +154,8 @@ def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
         shared_kind,
         shared_unit,
         1.0 if kinds_new and kinds_old and not kinds_new & kinds_old else 0.0,
-        0.0 if kinds_new else 1.0,
-        0.0 if kinds_old else 1.0,
+        0.0 if new.values else 1.0,
+        0.0 if old.values else 1.0,
         strong,
         change,
         1.0 if f.ADDITIVE.search(text) else 0.0,
@@ -161,10 +166,10 @@ def pair_features(new: Side, old: Side) -> NDArray[np.float64]:
         shared_kind * revision,
         shared_unit * revision,
         # "It must be fast." → "It must be cheap.": alike sentences, no value, no word of change
-        1.0 if not kinds_new and not kinds_old and not revision else 0.0,
+        1.0 if not new.values and not old.values and not revision else 0.0,
         # "$5k" and "$6k", 「週5000円」and「週6000円」: written the same way but for the number
-        1.0 if _shapes(new) & _shapes(old) else 0.0,
-        *_magnitudes(new, old),
+        1.0 if _shapes(new_values) & _shapes(old_values) else 0.0,
+        *_magnitudes(new_values, old_values),
     ]
     assert len(row) == _BASE
     return np.asarray(row, dtype=np.float64)
@@ -174,12 +179,12 @@ CLOSE = 2.5
 FAR = 10.0
 
 
-def _magnitudes(new: Side, old: Side) -> tuple[float, float]:
+def _magnitudes(new: Sequence[f.Value], old: Sequence[f.Value]) -> tuple[float, float]:
     """(close, far): how far apart the nearest two amounts of one kind are; a bare number ("make it 650")
     compares with any amount but a duration, whose unit it does not say."""
     ratios = []
-    for a in new.values:
-        for b in old.values:
+    for a in new:
+        for b in old:
             kinds = {a.kind, b.kind}
             if len(kinds) > 1 and ("number" not in kinds or "duration" in kinds):
                 continue
@@ -192,8 +197,8 @@ def _magnitudes(new: Side, old: Side) -> tuple[float, float]:
     return (1.0 if nearest <= CLOSE else 0.0), (1.0 if nearest >= FAR else 0.0)
 
 
-def _shapes(side: Side) -> set[str]:
-    return {f.shape(v) for v in side.values if v.kind != "number"}  # a bare number's unit is only a guess
+def _shapes(values: Sequence[f.Value]) -> set[str]:
+    return {f.shape(v) for v in values if v.kind != "number"}  # a bare number's unit is only a guess
 
 
 def _shared_topic(new: Side, old: Side) -> bool:
