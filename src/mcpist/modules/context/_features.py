@@ -57,6 +57,12 @@ CHANGE = cues(
     r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
     # news announced about the work ("good news, …", "update from the office: …", 「朗報です」「続報です」)
     r"\b(?:good|bad) news\b|\bupdate from\b|\b(?:omg|quick|small|big|another|latest|new) update\b|朗報|悲報|続報",
+    # what holds from a time on, or has come to be: 「来月から20人体制」「1月19日となりました」, "from next month",
+    # "as of today", "they've brought it forward", "Leeds came back with £52k"
+    r"(?:来月|今月|来週|今週|来年|今年|次回|今回|年明け|来期|今期)から|となりました|となった",
+    r"\bfrom (?:next|this coming) (?:week|month|year|term|season|quarter)\b",
+    r"\bfrom now on\b|\bas of (?:today|now|this|next)\b",
+    r"\b(?:brought|bring|bringing) (?:[a-z]+ ){0,2}forward\b|\bcame back (?:with|at)\b",
     # "now" as against before ("95 guests now"), not the present state ("right now", "for now")
     r"(?<!\bright )(?<!\bfor )(?<!\bjust )\bnow\b",
     r"\b(?:lower|raise|drop|increase|reduce|cut|grew|grown|went up|goes up|way up|down to)\b|\bafter thinking\b",
