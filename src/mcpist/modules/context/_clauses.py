@@ -74,10 +74,16 @@ def kept_clauses(
     # a clause holding a value it replaces is set by it, and so is one that shares a word with it: "scrap the
     # evenings, just Sunday" sets both clauses of "two evenings a week, plus Sunday mornings"; with no value,
     # the words alone say which (「本島ではなく石垣島に」 sets 「行き先は沖縄本島を考えています」, not 「2泊3日」)
-    def sets(part: str) -> bool:
-        return any(v.text in part for v in replaced) or bool(new_terms & set(terms_of(part)))
+    # a value is found among the clause's own values, so that the "1" of 「要介護1」 is not also found in 「1時間」;
+    # one the clause cuts differently (read across a boundary) is found by its text
+    own = [set(values_of(part)) for part in parts]
+    anywhere = set().union(*own)
 
-    set_here = [sets(part) for part in parts]
+    def sets(part: str, values: set[Value]) -> bool:
+        held = any(v in values if v in anywhere else v.text in part for v in replaced)
+        return held or bool(new_terms & set(terms_of(part)))
+
+    set_here = [sets(part, values) for part, values in zip(parts, own, strict=True)]
     kept = [part for part, hit in zip(parts, set_here, strict=True) if not hit]
     if not any(set_here) or not kept:
         return None

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-ValueKind = Literal["money", "date", "duration", "count", "percent", "time", "frequency", "measure", "number"]
+ValueKind = Literal["money", "date", "duration", "count", "percent", "time", "frequency", "measure", "number", "age"]
 VALUE_KINDS: tuple[ValueKind, ...] = (
     "money",
     "date",
@@ -23,7 +23,7 @@ VALUE_KINDS: tuple[ValueKind, ...] = (
     "measure",
     "number",
 )
-NUMERIC: frozenset[ValueKind] = frozenset({"money", "duration", "count", "percent", "measure", "number"})
+NUMERIC: frozenset[ValueKind] = frozenset({"money", "duration", "count", "percent", "measure", "number", "age"})
 
 _I = re.IGNORECASE
 _NUM = r"(?:\d(?:[\d,.]*\d)?|[一二三四五六七八九十百千両半]+)"
@@ -90,6 +90,8 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
             _I,
         ),
     ),
+    # an age: 「母は82歳」, "she's 7 years old", "a 12-year-old" (before durations, which would claim "7 years")
+    ("age", re.compile(rf"{_NUM}\s*(?:歳|才)|\b\d{{1,3}}[- ](?:years?|yrs?)[- ]old\b", _I)),
     (
         "duration",
         re.compile(
@@ -135,12 +137,17 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
 ]
 
 _UNITS = re.compile(
-    r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
+    r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠"
+    r"|歳|才|old|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
     r"|people|persons?|users?|seats?|guests?|attendees?|pages?|words?|slides?|minutes?|mins?|hours?|hrs?|days?|weeks?"
     r"|months?|years?|ヶ月|カ月|ケ月|週|泊|万円|千円)$",
     _I,
 )
 _SAME_UNIT = {
+    "か所": "カ所",
+    "才": "歳",
+    "old": "歳",
+    "箇所": "カ所",
     "日分": "日",
     "名": "人",
     "people": "人",
