@@ -128,6 +128,13 @@ def _stale_core(store: Store) -> bool:
     )
 
 
+def _conditions(store: Store, core: list[Item]) -> list[Item]:
+    """The active constraints to list: not one that is the whole of a goal's statement, which the mission says
+    already (it is kept as a constraint so that a later value can replace it, and the mission then masks it)."""
+    goals = {_one_line(item.text) for item in core if item.kind == "problem"}
+    return [item for item in store.active("evolving") if _one_line(item.text) not in goals]
+
+
 def synthesize(store: Store, language: Language) -> str:
     """The prompt for the main LLM; the latest exchange is the current message."""
     t = TEMPLATES[language]
@@ -144,7 +151,7 @@ def synthesize(store: Store, language: Language) -> str:
     if _stale_core(store):
         out.append(t.conflict_note)
     out += ["", t.constraints, t.constraints_intro]
-    out += _tree(store.active("evolving")) or [f"- {t.none}"]
+    out += _tree(_conditions(store, core)) or [f"- {t.none}"]
     out += ["", t.recent]
     for exchange in recent:
         out.append(f"{t.user}: {exchange.message.strip()}")

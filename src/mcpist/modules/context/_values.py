@@ -112,7 +112,8 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
     (
         "count",
         re.compile(
-            rf"{_NUM}\s*(?:人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠|問)"
+            # 「一人暮らし」「一人っ子」「二人旅」 say how someone lives or travels, not how many take part
+            rf"{_NUM}\s*(?:人(?!暮らし|っ子|旅|ぼっち)|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠|問)"
             rf"|\b{_EN_NUM}\s+(?:[a-z][a-z-]*\s+)?(?:people|persons|users|seats|guests|attendees|participants|runners|pages|words"
             rf"|slides|items|books|loaves|sessions|requests|messages|services|packages|jobs|steps|sections|chapters|bedrooms"
             rf"|rooms|engineers|volunteers|customers|accounts|stores|questions|examples|options|ideas|lines|points|bullets"
