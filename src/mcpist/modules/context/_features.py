@@ -131,7 +131,7 @@ _FILLER_WORDS = (
     r"|ちょっと考えます|助かりました|助かった|参考にします|また連絡します|どうしようかな"
     r"|ha(?:ha)+|lol|lmao|omg|wow|brb|ugh|phew|yay|笑|w+|草|たしかに|うんうん|へえ|すごい|おつかれさまです|おつです"
     r"|hope (?:you(?:'re| are)|your (?:day|week)(?:'s| is)|all is|everyone(?:'s| is))[\w' ]{0,20}"
-    r"|お疲れさまです|お疲れ様です|いつもお世話になっております"
+    r"|お疲れさまです|お疲れ様です|いつもお世話になっております|以上です|以上となります"
     r"|(?:are )?(?:you|u) there|(?:good )?(?:morning|evening|afternoon) (?:all|everyone|team|folks)|so|ok so"
     r"|dear (?:sir or madam|sir|madam|all|team|colleagues)|(?:long[- ]time )?lurker|first (?:time )?post(?: here)?"
     r"|(?:quick )?(?:bit of )?background(?: first)?|(?:this|it) (?:might|may|will|could) (?:be|get) (?:a bit )?long"
@@ -321,6 +321,9 @@ _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # a
 _THANKS = cues(
     r"\bthanks?\b|\bthank (?:you|u)\b|\bthx\b|\btysm\b|\bappreciate (?:it|that|this)\b"
     r"|さんきゅ|サンキュ|ありがと|助かり|助かる|助かった|感謝|参考になり"
+    # in dialect and slang: 「おおきに」, "ta", "domo arigato", "you're a star", "legend", "ur a lifesaver"
+    r"|おおきに|\bta\b(?!-)|\barigato|^legend\b"
+    r"|\b(?:you'?re|ur|you are) an? (?:star|legend|lifesaver|life saver|hero)\b"
     r"|お礼(?!状)|恐縮(?!(?:です|でございます)?(?:が|けど|けれど|ながら))"  # 「恐縮ですが…」 cushions a request
 )
 
