@@ -132,6 +132,8 @@ _FILLER_WORDS = (
     r"|ha(?:ha)+|lol|lmao|omg|wow|brb|ugh|phew|yay|笑|w+|草|たしかに|うんうん|へえ|すごい|おつかれさまです|おつです"
     r"|hope (?:you(?:'re| are)|your (?:day|week)(?:'s| is)|all is|everyone(?:'s| is))[\w' ]{0,20}"
     r"|お疲れさまです|お疲れ様です|いつもお世話になっております|以上です|以上となります"
+    # greetings in other registers and in romaji, and a smiley: "hiya", "konbanwa", 「おつかれ〜」「まいど」「(^^)」
+    r"|hiya|howdy|greetings|konnichiwa|konbanwa|ohayou?|おつかれ(?:さま|様)?(?:です|でした)?|まいど|\(\^+[_\-o.ω]?\^+;?\)"
     r"|(?:are )?(?:you|u) there|(?:good )?(?:morning|evening|afternoon) (?:all|everyone|team|folks)|so|ok so"
     r"|dear (?:sir or madam|sir|madam|all|team|colleagues)|(?:long[- ]time )?lurker|first (?:time )?post(?: here)?"
     r"|(?:quick )?(?:bit of )?background(?: first)?|(?:this|it) (?:might|may|will|could) (?:be|get) (?:a bit )?long"

@@ -244,6 +244,17 @@ def _may_state_goal(s: Sentence, language: Language) -> bool:
     return runner_up or content_words(s.text, language) >= CONTENT_WORDS
 
 
+DOUBT = 0.8  # small talk at this share of the top reading or more is a reading the model doubts
+
+
+def _doubted(s: Sentence, language: Language) -> bool:
+    return (
+        not s.values
+        and s.probs["UNCLEAR"] >= DOUBT * max(s.probs.values())
+        and content_words(s.text, language) < CONTENT_WORDS
+    )
+
+
 def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
     """The first substantive message states the goal: its most goal-like sentence, and every other
     sentence but those that set a value (「予算は5万円以内です。」, constraints). A question is part of
@@ -254,6 +265,11 @@ def _first_roles(reading: Reading, model: list[Role]) -> list[Role]:
     goal joins it, see `roles`), and a greeting alone (「おつかれ〜」) leaves the goal to the next message.
     """
     sentences = reading.sentences
+    # nearly wordless and about as likely small talk as anything else (「ちわっす〜」: a statement at 0.45, small
+    # talk at 0.43): small talk the model doubts, as if it had read it so by a hair
+    model = [
+        "filler" if r == "statement" and _doubted(sentences[i], reading.language) else r for i, r in enumerate(model)
+    ]
     content = [i for i, r in enumerate(model) if r != "filler"]
     if not content:
         spoken = [i for i, s in enumerate(sentences) if not s.filler]

@@ -145,7 +145,7 @@ _ABOUT_CONVERSATION = cues(
     r"|\bbear with me\b|\bplease be patient\b|\bset this up for me\b"
     r"|\b(?:this|it)(?:'s| is)? (?:going to|gonna|might|may|will) (?:be|get)"
     r" (?:a bit |a little |rather |quite )?long\b"
-    r"|^(?:(?:hi|hey|hiya|hello|so|ok|okay)\b[,!.]?\s*)*(?:(?:a )?quick question"
+    r"|^(?:(?:hi|hey|hiya|hello|so|ok|okay)\b[,!.]*\s*)*(?:(?:a )?quick (?:question|one|q)"
     r"|i (?:have|got|'ve got) a (?:quick )?question|can i ask (?:you )?(?:something|a question)"
     r"|(?:i'?ve got|i have|i got|got|have) a (?:quick |small |little )?favou?r to ask)"
     r"(?: for you| of you)?\s*[.!:?]*$"
@@ -157,8 +157,8 @@ _ABOUT_CONVERSATION = cues(
     r"|日本語(?:が|は)?(?:下手|変|おかしい)|(?:うまく|上手く)(?:説明|伝え)(?:でき|られ)(?:ない|るか)"
     # a request announced with nothing yet to say what it is, after fillers at most: 「あの、ちょっと相談なんですけど」
     # 「質問があります」 (not 「実家の片付けについてご相談です」)
-    r"|^(?:[\u3040-\u309f\u30fc]{1,8}[、,]\s*)*(?:ちょっと|少し|ひとつ|一つ)?(?:ご)?(?:相談|質問|そうだん|しつもん)"
-    r"(?:なん|です|があ|させて|いい|ええ)"
+    r"|^(?:[\u3040-\u309f\u30fc]{1,8}[、,!]\s*)*(?:ちょっと|少し|ひとつ|一つ)?(?:ご)?(?:相談|質問|そうだん|しつもん)"
+    r"(?:なん|です|があ|させて|いい|ええ|に?乗って)"
     # 「えーっと、あ、これもう始まってます?」: a voice note's first words
     r"|(?:これ|もう)(?:もう)?(?:始まって|はじまって|録音(?:して|され)て)(?:ます|る)",
 )
