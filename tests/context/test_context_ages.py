@@ -45,3 +45,7 @@ def test_a_clause_keeps_a_value_that_only_contains_the_replaced_one() -> None:
         old, f.values_of(new), frozenset(tokenizer.terms(new, "ja")), lambda t: tokenizer.terms(t, "ja"), "ja"
     )
     assert kept is not None and "車で1時間" in kept and "要介護1" not in kept
+
+
+def test_old_before_what_is_counted_is_no_age() -> None:
+    assert [(v.kind, v.unit) for v in f.values_of("we still have 5 old chairs")] == [("number", "chair")]

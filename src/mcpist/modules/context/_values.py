@@ -139,7 +139,7 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
 
 _UNITS = re.compile(
     r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠"
-    r"|歳|才|old|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
+    r"|歳|才|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
     r"|people|persons?|users?|seats?|guests?|attendees?|pages?|words?|slides?|minutes?|mins?|hours?|hrs?|days?|weeks?"
     r"|months?|years?|ヶ月|カ月|ケ月|週|泊|万円|千円)$",
     _I,
@@ -147,7 +147,6 @@ _UNITS = re.compile(
 _SAME_UNIT = {
     "か所": "カ所",
     "才": "歳",
-    "old": "歳",
     "箇所": "カ所",
     "日分": "日",
     "名": "人",
@@ -169,7 +168,7 @@ _SAME_UNIT = {
 
 _PER_ONE = re.compile(r"^(?:1|一)\s*(?:人|名|台|部屋|個|回)$")
 _PER_AMOUNT = re.compile(r"^\s*(?:あたり|当たり|につき)?\s*(?:\d|[一二三四五六七八九十百千半])")
-_EN_COUNTED = re.compile(r"^\s*(?:more |fewer |extra |new |total |in total )?([a-z]{3,})\b", _I)
+_EN_COUNTED = re.compile(r"^\s*(?:more |fewer |extra |new |old |total |in total )?([a-z]{3,})\b", _I)
 _JA_COUNTED = re.compile(r"^\s*([\u3400-\u9fff\u30a0-\u30ff]{1,2})")
 _NOT_COUNTED = frozenset(
     {
@@ -224,6 +223,8 @@ def values_of(text: str) -> tuple[Value, ...]:
             taken.append((start, end))
             unit = _UNITS.search(m.group(0).strip())
             name = _unit_name(unit.group(1)) if unit and kind != "date" else ""
+            if kind == "age":
+                name = "歳"  # "9 years old" and 「9歳」 (and not "5 old chairs", which counts chairs)
             if not name and kind == "count" and m.group(0).strip()[-1:].isalpha():
                 name = _unit_name(m.group(0).split()[-1])  # "nine engineers" → engineer
             if not name and kind in ("number", "count", "money", "measure"):
