@@ -139,14 +139,13 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
 
 _UNITS = re.compile(
     r"(人|名|件|個|本|枚|台|点|問|語|文字|字|ページ|行|章|項目|回|部屋|席|社|店舗|種類|冊|つ|案|カ所|か所|箇所|コマ|枠"
-    r"|歳|才|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
+    r"|円|ドル|日分|分|時間|日|週間|か月|ヶ月|年"
     r"|people|persons?|users?|seats?|guests?|attendees?|pages?|words?|slides?|minutes?|mins?|hours?|hrs?|days?|weeks?"
     r"|months?|years?|ヶ月|カ月|ケ月|週|泊|万円|千円)$",
     _I,
 )
 _SAME_UNIT = {
     "か所": "カ所",
-    "才": "歳",
     "箇所": "カ所",
     "日分": "日",
     "名": "人",
