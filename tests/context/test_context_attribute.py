@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from phrasings import every_known_text
+from phrasings import every_known_text, known_texts, play, stated
 
-from mcpist.modules.context import _corpus
 from mcpist.modules.context import _features as f
-from mcpist.modules.context._synth import sections
 from mcpist.modules.context._text import Language
 
 pytestmark = pytest.mark.anyio
@@ -22,20 +20,8 @@ MINE = {
 }
 
 
-async def _turns(call: Any, ctx: Any, *messages: str) -> list[dict[str, Any]]:
-    sid: str = (await call(ctx, "start_session"))["session_id"]
-    return [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
-
-
-def _stated(result: dict[str, Any]) -> str:
-    parts = sections(result["prompt"])
-    return parts["Mission"] + parts["Constraints"]
-
-
 def test_none_of_these_phrasings_is_training_or_development_data() -> None:
-    texts = {t.user for d in _corpus.dialogs() for t in d.turns} | {t.user for t in _corpus.single_turns()}
-    texts |= {t.user for a in "def" for d in _corpus.dialogs(pattern=f"dev_{a}_*.txt") for t in d.turns}
-    assert not (set(MINE) | set(MINE.values())) & texts
+    assert not (set(MINE) | set(MINE.values())) & known_texts("def")
 
 
 @pytest.mark.parametrize(
@@ -93,15 +79,15 @@ def test_a_part_of_a_group_is_no_new_total() -> None:
 async def test_a_value_of_the_same_kind_for_another_attribute_replaces_nothing(
     ctx: Any, call: Any, goal: str, old: str, new: str
 ) -> None:
-    *_, result = await _turns(call, ctx, goal, old, new)
-    assert result["superseded"] == [] and old in _stated(result) and new in _stated(result)
+    *_, result = await play(call, ctx, goal, old, new)
+    assert result["superseded"] == [] and old in stated(result) and new in stated(result)
 
 
 async def test_a_word_of_change_replaces_the_item_that_names_the_same_attribute(ctx: Any, call: Any) -> None:
     old, other = "平日は30分だけ練習できます。", "週末は2時間練習できます。"
     new = "部活を辞めたので、平日も1時間に増やせます。"
-    *_, result = await _turns(call, ctx, "ピアノの練習計画を立てたいです。", old, other, new)
-    assert result["superseded"] == [old] and other in _stated(result) and old not in _stated(result)
+    *_, result = await play(call, ctx, "ピアノの練習計画を立てたいです。", old, other, new)
+    assert result["superseded"] == [old] and other in stated(result) and old not in stated(result)
 
 
 @pytest.mark.parametrize(
@@ -112,8 +98,8 @@ async def test_a_word_of_change_replaces_the_item_that_names_the_same_attribute(
     ],
 )
 async def test_a_change_of_value_on_the_same_attribute_still_replaces(ctx: Any, call: Any, old: str, new: str) -> None:
-    *_, result = await _turns(call, ctx, "We need a plan for our new team wiki.", old, new)
-    assert result["superseded"] == [old] and new in _stated(result) and old not in _stated(result)
+    *_, result = await play(call, ctx, "We need a plan for our new team wiki.", old, new)
+    assert result["superseded"] == [old] and new in stated(result) and old not in stated(result)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from phrasings import stated
 
 from mcpist.modules.context._synth import sections
 
@@ -19,11 +20,6 @@ async def _turns(call: Any, ctx: Any, *messages: str) -> tuple[str, list[dict[st
     sid: str = (await call(ctx, "start_session"))["session_id"]
     results = [await call(ctx, "add_turn", session_id=sid, message=m) for m in messages]
     return sid, results
-
-
-def _stated(result: dict[str, Any]) -> str:
-    parts = sections(result["prompt"])
-    return parts["Mission"] + parts["Constraints"]
 
 
 @pytest.mark.parametrize(
@@ -70,7 +66,7 @@ async def test_a_question_is_never_a_constraint(ctx: Any, call: Any, question: s
     goal = "I want to build a booking app." if question.isascii() else "予約アプリを作りたい。"
     _, (_, result) = await _turns(call, ctx, goal, question)
     assert result["classification"]["intent"] == ["QUESTION"] and result["stored_as"] == []
-    assert question not in _stated(result)
+    assert question not in stated(result)
 
 
 @pytest.mark.parametrize(
@@ -91,7 +87,7 @@ async def test_a_new_value_for_the_same_attribute_replaces_the_old(
 ) -> None:
     sid, (*_, result) = await _turns(call, ctx, goal, old, new)
     assert result["superseded"] == [old] and result["classification"]["intent"][0] == "REFINEMENT"
-    assert old not in _stated(result) and new in _stated(result)
+    assert old not in stated(result) and new in stated(result)
     view = await call(ctx, "get_context", session_id=sid)
     (replaced,) = view["superseded"]
     assert replaced["replaced_by"] == new and replaced["superseded_by"] == view["evolving"][-1]["id"]
@@ -110,7 +106,7 @@ async def test_a_new_value_for_the_same_attribute_replaces_the_old(
 async def test_unrelated_constraints_stay(ctx: Any, call: Any, goal: str, first: str, second: str) -> None:
     _, (*_, result) = await _turns(call, ctx, goal, first, second)
     assert result["superseded"] == []
-    assert first in _stated(result) and second in _stated(result)
+    assert first in stated(result) and second in stated(result)
 
 
 async def test_a_refinement_of_the_goal_updates_the_mission(ctx: Any, call: Any) -> None:
