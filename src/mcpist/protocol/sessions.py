@@ -38,6 +38,7 @@ from mcpist.errors import ResourceExhausted
 from mcpist.observe import metrics
 
 from .direct import DirectReplies
+from .modern import ModernReplies
 from .replies import SessionTraits, buffer_body, choose_json, decode, reply_as_json
 
 __all__ = ["QuotaSessionManager", "SessionQuotaApp"]
@@ -128,6 +129,7 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         self._opening: Counter[str] = Counter()
         """Sessions being opened right now (admitted by `SessionQuotaApp`, not yet by the SDK)."""
         self.direct = DirectReplies(app, security_settings, lambda session_id: session_id in self._server_instances)
+        self.modern = ModernReplies(app, security_settings)
 
     @property
     def json_response(self) -> bool:
@@ -156,6 +158,13 @@ class QuotaSessionManager(StreamableHTTPSessionManager):
         if not reply_as_json.get():
             return False
         return await self.direct.answer(session_id, message, transport.in_flight, scope, receive, send)
+
+    async def answer_modern(self, message: Any, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer a 2026-07-28 request as one JSON body here (`modern`); False, having sent nothing,
+        when the SDK answers it."""
+        if self._task_group is None:
+            return False  # not serving (yet): the SDK says so
+        return await self.modern.answer(message, self._lifespan_state, scope, receive, send)
 
     def open_sessions(self, key: str) -> int:
         return self._open[key]
@@ -276,6 +285,10 @@ class SessionQuotaApp:
             receive, message = await self._choose_reply(scope, receive, session_id, version)
             if session_id is not None and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS):
                 answered = await self.manager.answer_directly(session_id, message, scope, receive, send)
+                if answered:
+                    return
+            elif version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS and reply_as_json.get():
+                answered = await self.manager.answer_modern(message, scope, receive, send)
                 if answered:
                     return
         if not opens or owner is None:
