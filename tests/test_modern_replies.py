@@ -146,3 +146,36 @@ async def test_a_direct_answer_carries_the_result_and_the_request_id(tmp_path: P
             assert answer["error"]["code"] == -32601 and answer["id"] == 2
             assert status != 200
     assert served_here == [True, True]
+
+
+async def test_the_connections_exit_stack_is_unwound_only_when_something_is_on_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp.server.connection import Connection
+
+    from mcpist.protocol import modern
+
+    unwound: list[Connection] = []
+    original = modern.aclose_shielded
+
+    async def recording(connection: Connection) -> None:
+        unwound.append(connection)
+        await original(connection)
+
+    monkeypatch.setattr(modern, "aclose_shielded", recording)
+
+    class Runner:
+        def __init__(self, connection: Connection) -> None:
+            self.connection = connection
+
+        async def on_request(self, exchange: Any, method: str, params: Any) -> dict[str, Any]:
+            return {"method": method}
+
+    closed: list[str] = []
+    busy = Connection.from_envelope(VERSION, None, {})
+    busy.exit_stack.callback(closed.append, "closed")
+    assert await modern._serve_one(Runner(busy), None, "ping", None) == {"method": "ping"}  # type: ignore[arg-type]
+    assert closed == ["closed"] and unwound == [busy]
+    idle = Connection.from_envelope(VERSION, None, {})
+    await modern._serve_one(Runner(idle), None, "ping", None)  # type: ignore[arg-type]
+    assert unwound == [busy]
