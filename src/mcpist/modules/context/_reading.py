@@ -168,6 +168,13 @@ def texts_to_embed(message: str, language: Language) -> list[str]:
 _SIGNATURE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?(?:\s+[A-Z][\w'.-]*){0,3}$")
 
 
+# a Japanese letter's signature, on its own last line after a blank one and a closing: a surname, under the group or
+# the department it writes for (「山本」「営業二課\u3000山本」「三丁目町内会\u3000佐藤」); no figure, no punctuation
+_JA_SIGNATURE = re.compile(
+    r"(?:[^\s\d。、.,!?\uff01\uff1f「」()\uff08\uff09:\uff1a]{1,20}[\u3000 ]+){0,3}[\u4e00-\u9fff々]{1,4}(?:より|拝)?$"
+)
+_JA_CLOSING = re.compile(r"(?:よろしく|宜しく)お願い(?:いた|致)?します|お願い申し上げます|以上|敬具")
+
 # how a letter opens and closes ("Hi again,", "Dear Ms Lee,"; "Best wishes,", "Cheers,"): only to find its signature
 _GREETING = re.compile(r"(?:hi|hello|hey|hiya|dear|good (?:morning|afternoon|evening))\b[^.!?]{0,30}[,!]?\s*$", re.I)
 _CLOSING = re.compile(
@@ -190,6 +197,10 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
         greeted = bool(sentences) and (sentences[0].filler or _GREETING.match(sentences[0].text) is not None)
         closed = bool(sentences) and (sentences[-1].filler or _CLOSING.match(sentences[-1].text) is not None)
         signed = name and (closed or (last_line and greeted))
+        if not signed and last_line and len(lines) > 2 and not lines[-2].strip() and sentences:
+            signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None and (
+                _JA_CLOSING.search(sentences[-1].text) is not None
+            )
         sentences.append(
             Sentence(
                 text=text,
