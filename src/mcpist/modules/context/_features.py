@@ -158,6 +158,9 @@ _FILLER_WORDS = (
     r"|(?:度々|たびたび|重ね重ね)?(?:申し訳(?:ございません|ありません)|失礼(?:いた)?しました)"
     r"|お手数(?:を)?おかけ(?:します|いたします)(?:が)?|お忙しい(?:ところ|中)(?:恐縮ですが|恐れ入りますが|すみません)?"
     r"|恐れ入りますが|恐縮ですが"
+    # a hesitation, and "that's all I have": 「えー、そんなところです」「はい、えっと、以上です」, "um, that's about it"
+    r"|えー+|えっと|ええと|あー+|んー+|um+|uh+|erm+|er+"
+    r"|(?:まあ)?そんな(?:ところ|とこ|感じ)(?:です|かな|ですね|っす)?|that'?s (?:about )?(?:it|all)(?: for now)?"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!?、。\uff01\uff1f~〜ー…w]*)+$", _I)
 ASK = cues(
@@ -281,7 +284,8 @@ _NEGATION = cues(
     r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot|nothing|none)\b",
 )
 _NEGATION_EN = cues(
-    r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot)\b|ない(?!です|でした)|禁止|避け|不可|NG|なし"
+    # "NG" in capitals and on its own (「写真はNG」): case-blind, it was the end of every "-ing"
+    r"\b(?:no|not|never|without|avoid|don'?t|can'?t|cannot)\b|ない(?!です|でした)|禁止|避け|不可|(?-i:(?<![A-Za-z])NG(?![A-Za-z]))|なし"
 )
 _LIMIT = cues(
     r"以内|以下|未満|以上|まで|上限|最大|最低|程度|くらい|ぐらい|前後|だけ|のみ|しか|限",
@@ -327,10 +331,12 @@ _SYMBOLS = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]+")  # a
 
 
 _THANKS = cues(
-    r"\bthanks?\b|\bthank (?:you|u)\b|\bthx\b|\btysm\b|\bappreciate (?:it|that|this)\b"
+    # (not "a thank-you lunch", "thank-you cards": hyphened, it names a kind of thing)
+    r"\bthanks?\b(?!-)|\bthank (?:you|u)\b|\bthx\b|\btysm\b|\bappreciate (?:it|that|this)\b"
     r"|さんきゅ|サンキュ|ありがと|助かり|助かる|助かった|感謝|参考になり"
-    # in dialect and slang: 「おおきに」, "ta", "domo arigato", "you're a star", "legend", "ur a lifesaver"
-    r"|おおきに|\bta\b(?!-)|\barigato|^legend\b"
+    # in dialect and slang: 「おおきに」, "ta", "domo arigato", "you're a star", "legend", "ur a lifesaver", and a
+    # "cheers" that opens the sentence ("cheers, that's loads better")
+    r"|おおきに|\bta\b(?!-)|\barigato|^legend\b|^cheers\b"
     r"|\b(?:you'?re|ur|you are) an? (?:star|legend|lifesaver|life saver|hero)\b"
     r"|お礼(?!状)|恐縮(?!(?:です|でございます)?(?:が|けど|けれど|ながら))"  # 「恐縮ですが…」 cushions a request
 )
