@@ -12,6 +12,7 @@ import pytest
 from phrasings import every_known_text, play
 
 from mcpist.modules.context import _features as f
+from mcpist.modules.context import _rules as rules
 from mcpist.modules.context._synth import sections
 
 pytestmark = pytest.mark.anyio
@@ -33,7 +34,8 @@ NOT_SMALL_TALK = [
 
 
 def test_none_of_the_phrasings_is_training_or_development_data() -> None:
-    assert not {*SMALL_TALK, *NOT_SMALL_TALK} & every_known_text()
+    rules_texts = {"議事録はmeetingの翌日に共有", "Zoomのrecordingについて", "写真撮影はNGでお願いします"}
+    assert not {*SMALL_TALK, *NOT_SMALL_TALK, *rules_texts} & every_known_text()
 
 
 @pytest.mark.parametrize("text", SMALL_TALK)
@@ -62,3 +64,13 @@ async def test_thanks_for_a_starting_point_is_not_kept_as_a_condition(ctx: Any, 
     *_, last = await play(call, ctx, goal, size, thanks)
     assert last["classification"]["intent"] == ["UNCLEAR"], last["classification"]
     assert "starting point" not in sections(last["prompt"])["Constraints"], last["prompt"]
+
+
+@pytest.mark.parametrize("text", ["議事録はmeetingの翌日に共有", "Zoomのrecordingについて"])
+def test_the_cue_rules_read_no_ng_inside_an_english_word(text: str) -> None:
+    # the cue classifier (`classifier = "rules"`) had the same case-blind 「NG」: "meeting" read as a condition
+    assert "「ng」" not in rules.classify(text, "ja").reason.lower()
+
+
+def test_the_cue_rules_still_read_ng() -> None:
+    assert rules.classify("写真撮影はNGでお願いします", "ja").intent == ["CONSTRAINT_ADDITION"]
