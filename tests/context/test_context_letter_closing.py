@@ -60,3 +60,28 @@ async def test_a_closing_and_its_signature_are_not_kept_as_conditions(ctx: Any, 
     constraints = sections(last["prompt"])["Constraints"]
     assert "よろしく" not in constraints and "高橋" not in constraints, last["prompt"]
     assert "40名" in constraints
+
+
+SALUTATIONS = ["市民活動センター\u3000ご担当者様", "ひまわり商店会御中", "保護者各位", "佐々木様"]
+NOT_SALUTATIONS = ["参加者様は20名まで", "様子を見ながら進めたい"]
+OPENING = "生涯学習課\u3000ご担当者様\nお世話になっております。自治会で広報係をしております森と申します。"
+
+
+def test_none_of_the_salutations_is_training_or_development_data() -> None:
+    assert not {*SALUTATIONS, *NOT_SALUTATIONS, OPENING} & every_known_text()
+
+
+@pytest.mark.parametrize("text", SALUTATIONS)
+def test_the_addressee_a_letter_opens_with_is_small_talk(text: str) -> None:
+    assert f.is_filler(text)
+
+
+@pytest.mark.parametrize("text", NOT_SALUTATIONS)
+def test_a_sentence_with_sama_in_it_is_no_salutation(text: str) -> None:
+    assert not f.is_filler(text)
+
+
+async def test_a_letter_that_opens_with_its_addressee_and_who_writes_states_no_goal(ctx: Any, call: Any) -> None:
+    opened, last = await play(call, ctx, OPENING, "自治会だよりの秋号の構成を一緒に考えていただけますか。")
+    assert opened["classification"]["intent"] == ["UNCLEAR"], opened["classification"]
+    assert "自治会だより" in sections(last["prompt"])["Mission"], last["prompt"]
