@@ -151,7 +151,12 @@ async def test_a_direct_answer_carries_the_result_and_the_request_id(tmp_path: P
 async def test_the_connections_exit_stack_is_unwound_only_when_something_is_on_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from mcp.server import Server
     from mcp.server.connection import Connection
+    from mcp.server.runner import ServerRunner
+    from mcp.shared.exceptions import MCPError
+    from mcp.shared.message import ServerMessageMetadata
+    from mcp.shared.transport_context import TransportContext
 
     from mcpist.protocol import modern
 
@@ -164,18 +169,22 @@ async def test_the_connections_exit_stack_is_unwound_only_when_something_is_on_i
 
     monkeypatch.setattr(modern, "aclose_shielded", recording)
 
-    class Runner:
-        def __init__(self, connection: Connection) -> None:
-            self.connection = connection
+    def exchange() -> modern._OneExchange:
+        return modern._OneExchange(
+            transport=TransportContext(kind="streamable-http", can_send_request=False),
+            request_id=1,
+            message_metadata=ServerMessageMetadata(),
+        )
 
-        async def on_request(self, exchange: Any, method: str, params: Any) -> dict[str, Any]:
-            return {"method": method}
-
+    server: Server[Any] = Server("t")
     closed: list[str] = []
     busy = Connection.from_envelope(VERSION, None, {})
     busy.exit_stack.callback(closed.append, "closed")
-    assert await modern._serve_one(Runner(busy), None, "ping", None) == {"method": "ping"}  # type: ignore[arg-type]
+    # a server with no handlers: the chain refuses the method, and the stack is unwound on the way out all the same
+    with pytest.raises(MCPError):
+        await modern._serve_one(ServerRunner(server, busy, None), exchange(), "nothing/here", None)
     assert closed == ["closed"] and unwound == [busy]
     idle = Connection.from_envelope(VERSION, None, {})
-    await modern._serve_one(Runner(idle), None, "ping", None)  # type: ignore[arg-type]
+    with pytest.raises(MCPError):
+        await modern._serve_one(ServerRunner(server, idle, None), exchange(), "nothing/here", None)
     assert unwound == [busy]
