@@ -60,6 +60,8 @@ CHANGE = cues(
     # what holds from a time on, or has come to be: 「来月から20人体制」「1月19日となりました」, "from next month",
     # "as of today", "they've brought it forward", "Leeds came back with £52k"
     r"(?:来月|今月|来週|今週|来年|今年|次回|今回|年明け|来期|今期)から|となりました|となった",
+    # what it is coming to, estimated anew: 「40人近くになりそう」「超えそう」, "closer to 85", "it's looking like 300"
+    r"になりそう|になるそう|になるみたい|になるらしい|になるかも|超えそう|\bcloser to\b|\blooking like\b",
     r"\bfrom (?:next|this coming) (?:week|month|year|term|season|quarter)\b",
     r"\bfrom now on\b|\bas of (?:today|now|this|next)\b",
     r"\b(?:brought|bring|bringing) (?:[a-z]+ ){0,2}forward\b|\bcame back (?:with|at)\b",
@@ -81,6 +83,7 @@ ADDITIVE = cues(
 )
 # an explicit addition adds, whatever else it says ("On second thought, add Osaka as well")
 ADDS = cues(r"\balso\b|\bas well\b|\badditionally\b|\bin addition\b|さらに|加えて|追加で|も追加|もお願い")
+_MAKE_IT = re.compile(r"\bmake (?:it|that)\b", _I)
 _LEADING_ADD = re.compile(r"^(?:(?:oh|and|plus|ok)[,\s]+)*(?:also|additionally|in addition)\b", _I)
 # a sentence that opens by joining on ("and there's a mock exam in 2 weeks", 「あと、5000円以上で送料無料に」):
 # with no word of change it adds to what was said, it changes nothing
@@ -94,7 +97,7 @@ def adds(text: str) -> bool:
     t = normalize(text)
     if not ADDS.search(t):
         return False
-    if _LEADING_ADD.match(t):
+    if _LEADING_ADD.match(t) and not _MAKE_IT.search(t):
         return True  # "Also whatever they get, £1 goes into the savings jar": the whole sentence is added
     clauses = [c for c in _CLAUSE.split(t) if c.strip()]
     valued = [c for c in clauses if values_of(c)]

@@ -174,6 +174,8 @@ _NOT_COUNTED = frozenset(
         *("and", "the", "for", "per", "with", "from", "that", "this", "then", "now", "but", "not", "max", "min"),
         *("tops", "total", "incl", "each", "more", "less", "than", "please", "or", "if", "is", "are", "was"),
         *("were", "so", "ok", "okay", "fine", "instead"),
+        # a preposition says what comes next, not what is counted: "closer to 400 after the car"
+        *("after", "before", "over", "under", "about", "around", "into", "until", "till", "since", "off", "out"),
         # a multiplier is no unit: "three thousand" is a bare amount, as 3000 is
         *("hundred", "thousand", "million"),
     }
