@@ -20,6 +20,7 @@ from datetime import datetime
 
 from . import _explain as why
 from . import _features as f
+from . import _naming as nm
 from . import _structure as st
 from . import _tfidf
 from . import _wants as w
@@ -166,7 +167,9 @@ def plan_turn(
             elif s.interrogative:
                 by_role["question"].append(s)  # "can we just do first come first served?": a question after all
                 continue
-        found = None if focus else t.replacement(s)
+        # a narrower goal replaces nothing, unless it names what it turns from ("rather than system design, let's
+        # focus on behavioural questions" after "focus only on system design questions")
+        found = t.replacement(s) if not focus or nm.named_replacements(s.text, language) else None
         if found is not None or focus:
             refinement = True
         elif refinement and not given and not cue and parent is None and not _KEEPS_TO.search(f.normalize(s.text)):

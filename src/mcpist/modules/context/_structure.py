@@ -90,7 +90,15 @@ _SCOPE_EN = re.compile(
     r"\b(?:just|only|first|focus(?:ing)? on|concentrate on|stick to|start with)\b"
     r"|\b(?:just|only) (?:focus|concentrate)\b"
     r"|\b(?:so|then)\s+(?:just|only)\s+(?:the|a|an|my|our|this|that|those|these)\b"
-    r"|^(?:please\s+)?focus on\b",
+    r"|^(?:please\s+)?focus on\b"
+    # asked to keep to one part: "we would ask you to focus solely on one element", "the client has asked for only
+    # the glossary section to begin with", "better we plan the next 3 months of writing only"
+    r"|\bfocus(?:ing)? (?:solely|only|exclusively|purely|entirely) on\b"
+    r"|\b(?:ask|asking|want|need|like) you to (?:\w+ )?(?:focus|concentrate)\b"
+    r"|\bonly (?:the|a|an|my|our|this|that) [\w' -]{1,40}?\b(?:to (?:begin|start) with|for now|for the time being"
+    r"|as a (?:pilot|start|first step|trial))\b"
+    r"|\b(?:we|i|let'?s|let us) (?:\w+ ){0,2}?(?:plan|cover|tackle|look at|write|draft)\b[^.?!,;]{1,40}?\bonly\b"
+    r"(?!\s+(?:if|when|to|after|before)\b)",
     _I,
 )
 _SCOPE_JA = re.compile(
