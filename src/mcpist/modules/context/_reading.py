@@ -173,6 +173,7 @@ _SIGNATURE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\.?\s+)?[A-Z][\w'-]*\.?
 _JA_SIGNATURE = re.compile(
     r"(?:[^\s\d。、.,!?\uff01\uff1f「」()\uff08\uff09:\uff1a]{1,20}[\u3000 ]+){0,3}[\u4e00-\u9fff々]{1,4}(?:より|拝)?$"
 )
+_ENDS_SENTENCE = re.compile(r"[.!?\u3002\uff01\uff1f]\s*$")
 _JA_CLOSING = re.compile(r"(?:よろしく|宜しく)お願い(?:いた|致)?します|お願い申し上げます|以上|敬具")
 
 # how a letter opens and closes ("Hi again,", "Dear Ms Lee,"; "Best wishes,", "Cheers,"): only to find its signature
@@ -196,7 +197,12 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
         last_line = len(lines) > 1 and text.strip() == lines[-1].strip()
         greeted = bool(sentences) and (sentences[0].filler or _GREETING.match(sentences[0].text) is not None)
         closed = bool(sentences) and (sentences[-1].filler or _CLOSING.match(sentences[-1].text) is not None)
-        signed = name and (closed or (last_line and greeted))
+        # ... or on the last line under a finished sentence ("…closer to 85 now.\nRachel"; not the last of a list,
+        # "Tools:\nSlack\nNotion"), a Japanese one with the group it writes for (「…お願いします。\n総務課\u3000田中」)
+        ended = last_line and _ENDS_SENTENCE.search(lines[-2]) is not None
+        signed = name and (closed or (last_line and greeted) or ended)
+        if not signed and ended and "\u3000" in text.strip():
+            signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None
         if not signed and last_line and len(lines) > 2 and not lines[-2].strip() and sentences:
             signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None and (
                 _JA_CLOSING.search(sentences[-1].text) is not None
