@@ -84,9 +84,11 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
             rf"|\b(?:on|by|until|till|to|from|before|after)\s+the\s+\d{{1,2}}(?:st|nd|rd|th)\b"
             rf"(?![-\s]+(?:floor|grade|place|time|anniversary|birthday|edition|century|row|level|round)\b)"
             rf"|\b(?-i:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
+            rf"|\b(?:the\s+)?day\s+after\s+tomorrow\b|\b(?:the\s+)?week\s+after\s+next\b|\b(?:this|next)\s+weekend\b"
             rf"|\b(?:tomorrow|tonight|today)\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}\b"
             rf"|{_NUM}\s*月\s*{_NUM}\s*日|{_NUM}\s*月(?:末|中|上旬|中旬|下旬|頭)?|(?<![\d泊])\d{{1,2}}\s*日(?=\s*(?:まで|に|から|締|〆|の|\())"
-            rf"|[月火水木金土日]曜日?|(?:再)?来週|今週|来月|今月|月末|年内|年末|年明け|来年|今年|週末|明日|今日",
+            rf"|[月火水木金土日]曜日?|(?:再)?来週|今週|来月|今月|月末|年内|年末|年明け|来年|今年|週末|明日|今日"
+            rf"|明後日|明々後日|明明後日|あさって|しあさって|今夜|今晩|明晩|本日",
             _I,
         ),
     ),
