@@ -132,6 +132,14 @@ class _Turn:
         if named:
             mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
+        # "we're switching to Buttondown because Mailchimp's pricing jumped": a move that also names what it leaves,
+        # named in a stored statement while the new name is in none, replaces that statement
+        moved = frozenset() if named else nm.switched_to(s.text, self.reading.language)
+        if len(moved) > 1:
+            mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in moved)]
+            left = sorted(n for n in moved if any(n in f.normalize(old.text).lower() for old in mentioned))
+            if mentioned and len(left) < len(moved):
+                candidates, revises, named = mentioned, True, left
         # "BookStack vetoed by security": a stored statement that names what is turned down is the one
         rejected = nm.rejected_names(s.text, self.reading.language)
         turned_down = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in rejected)]
