@@ -45,3 +45,21 @@ async def test_a_japanese_signature_with_its_group_is_no_condition(ctx: Any, cal
 async def test_the_last_item_of_a_list_is_no_signature(ctx: Any, call: Any) -> None:
     *_, last = await play(call, ctx, GOAL_EN, LISTED)
     assert "Trello" in stated(last), last["prompt"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The committee asked me which evening suits the caretaker.\nNext Thursday",
+        "We had to find another venue for the concert.\nThe Old Chapel",
+    ],
+)
+async def test_a_value_or_a_place_on_the_last_line_is_no_signature(ctx: Any, call: Any, answer: str) -> None:
+    *_, last = await play(call, ctx, GOAL_EN, answer)
+    assert answer.splitlines()[-1] in last["prompt"].split("# Recent Conversation")[0], last["prompt"]
+
+
+async def test_a_name_after_a_blank_line_signs_too(ctx: Any, call: Any) -> None:
+    *_, last = await play(call, ctx, GOAL_EN, "The school can lend us 60 music stands.\n\nPriyanka")
+    said = stated(last)
+    assert "60 music stands" in said and "Priyanka" not in said, last["prompt"]

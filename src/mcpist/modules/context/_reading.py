@@ -174,6 +174,7 @@ _JA_SIGNATURE = re.compile(
     r"(?:[^\s\d。、.,!?\uff01\uff1f「」()\uff08\uff09:\uff1a]{1,20}[\u3000 ]+){0,3}[\u4e00-\u9fff々]{1,4}(?:より|拝)?$"
 )
 _ENDS_SENTENCE = re.compile(r"[.!?\u3002\uff01\uff1f]\s*$")
+_ARTICLE = re.compile(r"(?:the|a|an|this|that|our|my|next|last)\b", re.IGNORECASE)
 _JA_CLOSING = re.compile(r"(?:よろしく|宜しく)お願い(?:いた|致)?します|お願い申し上げます|以上|敬具")
 
 # how a letter opens and closes ("Hi again,", "Dear Ms Lee,"; "Best wishes,", "Cheers,"): only to find its signature
@@ -199,8 +200,10 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
         closed = bool(sentences) and (sentences[-1].filler or _CLOSING.match(sentences[-1].text) is not None)
         # ... or on the last line under a finished sentence ("…closer to 85 now.\nRachel"; not the last of a list,
         # "Tools:\nSlack\nNotion"), a Japanese one with the group it writes for (「…お願いします。\n総務課\u3000田中」)
-        ended = last_line and _ENDS_SENTENCE.search(lines[-2]) is not None
-        signed = name and (closed or (last_line and greeted) or ended)
+        # (a blank line may come between; a value or an article makes it an answer: "…when?\nNext Friday", "The Crown")
+        above = next((line for line in reversed(lines[:-1]) if line.strip()), "")
+        ended = last_line and _ENDS_SENTENCE.search(above) is not None and not values
+        signed = name and (closed or (last_line and greeted) or (ended and not _ARTICLE.match(text.strip())))
         if not signed and ended and "\u3000" in text.strip():
             signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None
         if not signed and last_line and len(lines) > 2 and not lines[-2].strip() and sentences:
