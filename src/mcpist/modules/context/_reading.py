@@ -190,26 +190,27 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
     """`vectors` must hold every text of `texts_to_embed(message, language)`."""
     sentences: list[Sentence] = []
     lines = message.strip().splitlines()
+    # whether the last line sits under a finished sentence (a blank line may come between)
+    above = next((line for line in reversed(lines[:-1]) if line.strip()), "")
+    under_sentence = _ENDS_SENTENCE.search(above) is not None
     for text in sentences_of(message):
         values = f.values_of(text)
+        line = text.strip()
         # the name under a closing ("Thanks in advance,\nOwen", "Kind regards,\nDr. Helen Price") signs it, and so
         # does a name alone on the last line of a message that opened with a greeting ("Hi,\n\n…\n\nOwen")
-        name = _SIGNATURE.match(text.strip()) is not None
-        last_line = len(lines) > 1 and text.strip() == lines[-1].strip()
+        name = _SIGNATURE.match(line) is not None
+        last_line = len(lines) > 1 and line == lines[-1].strip()
         greeted = bool(sentences) and (sentences[0].filler or _GREETING.match(sentences[0].text) is not None)
         closed = bool(sentences) and (sentences[-1].filler or _CLOSING.match(sentences[-1].text) is not None)
         # ... or on the last line under a finished sentence ("…closer to 85 now.\nRachel"; not the last of a list,
-        # "Tools:\nSlack\nNotion"), a Japanese one with the group it writes for (「…お願いします。\n総務課\u3000田中」)
-        # (a blank line may come between; a value or an article makes it an answer: "…when?\nNext Friday", "The Crown")
-        above = next((line for line in reversed(lines[:-1]) if line.strip()), "")
-        ended = last_line and _ENDS_SENTENCE.search(above) is not None and not values
-        signed = name and (closed or (last_line and greeted) or (ended and not _ARTICLE.match(text.strip())))
-        if not signed and ended and "\u3000" in text.strip():
-            signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None
-        if not signed and last_line and len(lines) > 2 and not lines[-2].strip() and sentences:
-            signed = _JA_SIGNATURE.fullmatch(text.strip()) is not None and (
-                _JA_CLOSING.search(sentences[-1].text) is not None
-            )
+        # "Tools:\nSlack\nNotion"); a value or an article makes it an answer: "…when?\nNext Friday", "The Crown"
+        ended = last_line and under_sentence and not values
+        signed = name and (closed or (last_line and greeted) or (ended and not _ARTICLE.match(line)))
+        if not signed and last_line and _JA_SIGNATURE.fullmatch(line) is not None:
+            # a Japanese one: with the group it writes for under a finished sentence (「…します。\n総務課\u3000田中」),
+            # or any after a blank line under a closing
+            closing = bool(sentences) and _JA_CLOSING.search(sentences[-1].text) is not None
+            signed = (ended and "\u3000" in line) or (len(lines) > 2 and not lines[-2].strip() and closing)
         sentences.append(
             Sentence(
                 text=text,

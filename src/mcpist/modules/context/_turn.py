@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -48,6 +48,12 @@ class TurnPlan:
     keywords: list[tuple[str, float]]
     superseded_texts: list[str] = field(default_factory=list)
     stored_as: list[str] = field(default_factory=list)
+
+
+def _mentioning(items: list[Item], names: Iterable[str]) -> list[Item]:
+    """The items whose text mentions any of `names` (lower-cased)."""
+    names = list(names)
+    return [item for item in items if any(n in f.normalize(item.text).lower() for n in names)]
 
 
 def _new_id() -> str:
@@ -130,19 +136,19 @@ class _Turn:
         ]
         named = nm.named_replacements(s.text, self.reading.language)
         if named:
-            mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in named)]
+            mentioned = _mentioning(candidates, named)
             candidates, revises = (mentioned, True) if mentioned else (candidates, False)
         # "we're switching to Buttondown because Mailchimp's pricing jumped": a move that also names what it leaves,
         # named in a stored statement while the new name is in none, replaces that statement
         moved = frozenset() if named else nm.switched_to(s.text, self.reading.language)
         if len(moved) > 1:
-            mentioned = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in moved)]
-            left = sorted(n for n in moved if any(n in f.normalize(old.text).lower() for old in mentioned))
+            mentioned = _mentioning(candidates, moved)
+            left = sorted(n for n in moved if _mentioning(mentioned, [n]))
             if mentioned and len(left) < len(moved):
                 candidates, revises, named = mentioned, True, left
         # "BookStack vetoed by security": a stored statement that names what is turned down is the one
         rejected = nm.rejected_names(s.text, self.reading.language)
-        turned_down = [old for old in candidates if any(n in f.normalize(old.text).lower() for n in rejected)]
+        turned_down = _mentioning(candidates, rejected)
         if turned_down:
             named, candidates, revises = rejected, turned_down, True
         # "could we push the AGM back to 4 October?", then "chair says fine, 4 October it is": the value the user's
