@@ -60,11 +60,13 @@ def kept_clauses(
     new_terms: frozenset[str],
     terms_of: Callable[[str], list[str]],
     language: Language,
+    moved: Value | None = None,
 ) -> str | None:
     """The clauses of `old` that a statement setting the values `new` (and saying the words `new_terms`) leaves
-    standing, joined as one statement; None when it sets the whole of `old` (or nothing surely)."""
+    standing, joined as one statement; None when it sets the whole of `old` (or nothing surely). `moved`: the
+    one value of `old` it sets, when that is known ("2人入って20人" moves 「18人」, not 「コーチは3人」)."""
     text = normalize(old)
-    replaced = replaced_values(text, new) if new else []
+    replaced = [moved] if moved is not None else replaced_values(text, new) if new else []
     if new and not replaced:
         return None
     parts = clauses(text, language)

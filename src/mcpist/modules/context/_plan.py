@@ -30,6 +30,7 @@ from ._model import Exchange, Item, Store, Tier
 from ._reading import Reading, Role, Sentence, external_roles, roles
 from ._rules import Classification
 from ._text import detect_language
+from ._totals import moved_total
 from ._turn import TermsOf, TurnPlan, _Turn
 
 TITLE_CHARS = 80
@@ -193,7 +194,9 @@ def plan_turn(
             rest = (
                 None
                 if t.in_goal(old)
-                else kept_clauses(old.text, s.values, frozenset(terms_of(s.text)), terms_of, language)
+                else kept_clauses(
+                    old.text, s.values, frozenset(terms_of(s.text)), terms_of, language, moved_total(s.text, old.text)
+                )
             )
             if rest is not None:
                 same: Label = "REFINEMENT" if old.label == "REFINEMENT" else "CONSTRAINT_ADDITION"

@@ -21,6 +21,7 @@ from ._model import Exchange, Item, Kind, Store, Tier
 from ._reading import Reading, Sentence
 from ._rules import Classification
 from ._text import detect_language
+from ._totals import moved_total
 
 REPLACE = 0.5  # same-attribute probability from which a new statement replaces a stored one
 REPLACE_REVISED = 0.3  # the same when the message says it changes something (a cue, or the model reads a refinement)
@@ -116,6 +117,15 @@ class _Turn:
     def replacement(self, s: Sentence) -> tuple[Item, float] | None:
         """The stored item the sentence sets anew, if any."""
         text = f.normalize(s.text)
+        turn = self.plan.exchange.turn
+        candidates = [
+            old for old in self.items if old.active and not old.pinned and old.kind != "problem" and old.turn != turn
+        ]
+        # "three new lads joined so we're on 17" after "got 14 kids", 「3名追加で、参加15名」 after 「参加12名」: a
+        # change and the total it comes to set the old amount anew, said as an addition or with no word of change
+        totals = [old for old in candidates if moved_total(s.text, old.text) is not None]
+        if totals:
+            return totals[-1], 1.0
         if (self.reading.narrowing and not self.reading.revision) or f.adds(text):
             return None  # "more specifically ...", "add Osaka as well": detail or addition, no replacement
         if f.PART.search(text) and not (self.reading.revision or f.CHANGE.search(text)):
@@ -130,10 +140,6 @@ class _Turn:
             return None  # "and there's a biology mock in 2 weeks" beside "exams start in 6 weeks": joined on, added
         # 「WindowsではなくMac」 names what it replaces: only an item that says it can be the one, and
         # when no stored item says it, the revision is about something never stored
-        turn = self.plan.exchange.turn
-        candidates = [
-            old for old in self.items if old.active and not old.pinned and old.kind != "problem" and old.turn != turn
-        ]
         named = nm.named_replacements(s.text, self.reading.language)
         if named:
             mentioned = _mentioning(candidates, named)
