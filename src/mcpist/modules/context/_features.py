@@ -54,7 +54,7 @@ CHANGE = cues(
     r"になりました|になった|ことになりました|ことにした|ことにしました|まで出せ|までなら|だけでいい",
     r"でも(?:大丈夫|構いません|構わない|かまわない|いい|良い|OK|可)|なら(?:大丈夫|構いません|構わない|OK|いい|良い|可)",
     r"\bmake (?:it|that)\b|\bchang(?:e|ed|ing)\b|\bswitch(?:ing|ed)?\b|\bmov(?:e|es|ed|ing)\b|\bbump(?:ed)?\b",
-    r"\bslipped\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
+    r"\bslipped\b|\bshifted\b|\bextend(?:ed)?\b|\bpush(?:ed)?\b|\brevise[ds]?\b|\bno longer\b|\brescheduled\b",
     # news announced about the work ("good news, …", "update from the office: …", 「朗報です」「続報です」)
     r"\b(?:good|bad) news\b|\bupdate from\b|\b(?:omg|quick|small|big|another|latest|new) update\b|朗報|悲報|続報",
     # what holds from a time on, or has come to be: 「来月から20人体制」「1月19日となりました」, "from next month",

@@ -76,7 +76,10 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+            # a span of days is one date: "25-26 October", "3 to 5 May", "May 3-5"
+            rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|\u2013|\u2014|to)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+            rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|\u2013|\u2014)\s*\d{{1,2}}(?:st|nd|rd|th)?\b"
+            rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
             rf"|\b(?:end|middle|mid|beginning|start)[- ]of[- ](?:{_MONTHS}|q[1-4]|the (?:month|year|quarter))\b"
             rf"|\bmid-(?:{_MONTHS})\b|\b(?:early|late)\s+(?:{_MONTHS})\b|\bq[1-4]\b"
             rf"|\b(?:next|this|last)\s+(?:week|month|year|(?:{_DAYS})(?:day)?)\b|\b(?:{_DAYS})days?\b|\bthanksgiving\b"
@@ -180,14 +183,19 @@ _NOT_COUNTED = frozenset(
         *("after", "before", "over", "under", "about", "around", "into", "until", "till", "since", "off", "out"),
         # a multiplier is no unit: "three thousand" is a bare amount, as 3000 is
         *("hundred", "thousand", "million"),
+        # a verb says what they do, not what they are: "62 have registered", "3 more joined", "about 60 going"
+        *("have", "has", "had", "will", "can", "could", "would", "should", "may", "might", "must", "did", "get"),
+        *("got", "went", "came", "left", "quit", "said"),
     }
 )
+# ... and so does a word in -ed or in -ing that is no plural ("joined", "dropped", "going"; not "bed", "meetings")
+_VERB_FORM = re.compile(r"^[a-z]{2,}(?:[^e]ed|ing)$", _I)
 
 
 def _counted(after: str) -> str:
     """What a bare number counts, by the word after it: "40 staff" → staff, 「35台」 → 台."""
     m = _EN_COUNTED.match(after)
-    if m and m.group(1).lower() not in _NOT_COUNTED:
+    if m and m.group(1).lower() not in _NOT_COUNTED and not _VERB_FORM.match(m.group(1)):
         return _unit_name(m.group(1))
     m = _JA_COUNTED.match(after)
     return _unit_name(m.group(1).lstrip("万千億")) if m and m.group(1).lstrip("万千億") else ""
