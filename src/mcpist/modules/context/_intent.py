@@ -188,6 +188,8 @@ def _magnitudes(new: Sequence[f.Value], old: Sequence[f.Value]) -> tuple[float, 
             kinds = {a.kind, b.kind}
             if len(kinds) > 1 and ("number" not in kinds or "duration" in kinds):
                 continue
+            if a.unit and b.unit and a.unit != b.unit and "duration" not in kinds:
+                continue  # a length and a weight, pages and projects: not two amounts of one thing
             x, y = f.magnitude(a), f.magnitude(b)
             if x and y and x > 0 and y > 0:
                 ratios.append(max(x, y) / min(x, y))
