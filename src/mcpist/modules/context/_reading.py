@@ -90,6 +90,12 @@ _TAG_JA = re.compile(
     "^(?P<lead>.+(?:けど|けれど|けれども|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや|ですが|ますが"
     "|んだが|てて|ていて))、(?P<tag>[^、]+(?:[?\uff1f]+|(?:か|かね|かな|でしょうか)[。.]?))\\s*$"
 )
+# ... or with no comma after 「けど」「ですが」 when it only asks whether that is all right: 「平日は水やりは朝だけしか
+# できないけど大丈夫かな」, 「予算は3万円までなんですが問題ないでしょうか」
+_TAG_JA_OK = re.compile(
+    "^(?P<lead>.+(?:けど|けれど|けれども|ですが|ますが|んだが))(?P<tag>(?:それで|これで)?(?:大丈夫|問題な|平気|足り|間に合)"
+    "[^、。?\uff1f]{0,8}(?:[?\uff1f]+|(?:か|かな|かね|でしょうか)[。.]?))\\s*$"
+)
 # a lead that is itself a question or only a condition of the question ("if the budget is $500, what …?"), or
 # only softens the request (「恐れ入りますが、…いただけますでしょうか」)
 _NOT_A_STATEMENT = re.compile(
@@ -121,7 +127,7 @@ TAG_LEAD_CHARS = 5  # ... a Japanese one this many characters
 def split_tag_question(text: str) -> list[str]:
     """`text`, or the statement and the short question about it that follows it after a comma (or a dash)."""
     japanese = detect_language(text) == "ja"
-    found = _TAG_JA.match(text) if japanese else _TAG_EN.match(text)
+    found = (_TAG_JA.match(text) or _TAG_JA_OK.match(text)) if japanese else _TAG_EN.match(text)
     if found is None:
         return [text]
     lead, tag = found.group("lead").strip(), found.group("tag").strip()
