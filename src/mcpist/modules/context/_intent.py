@@ -181,7 +181,8 @@ FAR = 10.0
 
 def _magnitudes(new: Sequence[f.Value], old: Sequence[f.Value]) -> tuple[float, float]:
     """(close, far): how far apart the nearest two amounts of one kind are; a bare number ("make it 650")
-    compares with any amount but a duration, whose unit it does not say."""
+    compares with any amount but a duration, whose unit it does not say, and two that each say what they count
+    compare only when it is the same thing ("8 servers" is no "5 cooks"; a duration's unit is only its scale)."""
     ratios = []
     for a in new:
         for b in old:
