@@ -34,7 +34,7 @@ NOT_MOVED = [
     ("Returns come in at 1 a week.", "We see 3-4 returns a week."),
     # a part of the group, not a change to it
     ("1チーム4名です。", "スタッフは6名で、うち2名が受付です。"),
-    # another kind of value
+    # a total of another counted thing (chairs, not metres)
     ("The room is 8 metres long.", "We'll put in 6 tables, so 2 chairs each."),
     # two amounts listed side by side
     ("We have 3 chapters written.", "The book needs 5 chapters and 2 appendices."),
