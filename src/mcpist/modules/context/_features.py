@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ._values import NUMERAL
+from ._values import NUMERAL, located
 from ._values import NUMERIC as NUMERIC
 from ._values import VALUE_KINDS as VALUE_KINDS
 from ._values import Value as Value
@@ -470,13 +470,10 @@ def attribute_text(text: str, language: Language) -> str:
     t = normalize(text)
     mark = _PLACEHOLDER[language]
     out, pos = [], 0
-    for v in values_of(t):
-        start = t.find(v.text, pos)
-        if start < 0:
-            continue
+    for v, start, end in located(t):
         masked = mark if v.kind in ("date", "time") else NUMERAL.sub(mark, v.text)
         out += [t[pos:start], masked if masked != v.text else mark]
-        pos = start + len(v.text)
+        pos = end
     out.append(t[pos:])
     result = _value_clauses("".join(out), mark) if pos else "".join(out)
     for pattern in _STRIP:

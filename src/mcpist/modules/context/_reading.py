@@ -86,14 +86,16 @@ _TAG_EN = re.compile(
     r"|(?:this|that|it)(?:'s| is| will| would))\b[^,]*\?+)\s*$",
     re.IGNORECASE,
 )
+# 「…けど」「…ですが」: a lead that a question about it may follow
+_BUT_JA = "けど|けれど|けれども|ですが|ますが|んだが"
 _TAG_JA = re.compile(
-    "^(?P<lead>.+(?:けど|けれど|けれども|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや|ですが|ますが"
-    "|んだが|てて|ていて))、(?P<tag>[^、]+(?:[?\uff1f]+|(?:か|かね|かな|でしょうか)[。.]?))\\s*$"
+    f"^(?P<lead>.+(?:{_BUT_JA}|です|ます|ました|でした|ので|から|欲しい|ほしい|たい|ねん|んだ|んや|てて|ていて))"
+    "、(?P<tag>[^、]+(?:[?\uff1f]+|(?:か|かね|かな|でしょうか)[。.]?))\\s*$"
 )
 # ... or with no comma after 「けど」「ですが」 when it only asks whether that is all right: 「平日は水やりは朝だけしか
 # できないけど大丈夫かな」, 「予算は3万円までなんですが問題ないでしょうか」
 _TAG_JA_OK = re.compile(
-    "^(?P<lead>.+(?:けど|けれど|けれども|ですが|ますが|んだが))(?P<tag>(?:それで|これで)?(?:大丈夫|問題な|平気|足り|間に合)"
+    f"^(?P<lead>.+(?:{_BUT_JA}))(?P<tag>(?:それで|これで)?(?:大丈夫|問題な|平気|足り|間に合)"
     "[^、。?\uff1f]{0,8}(?:[?\uff1f]+|(?:か|かな|かね|でしょうか)[。.]?))\\s*$"
 )
 # a lead that is itself a question or only a condition of the question ("if the budget is $500, what …?"), or

@@ -8,11 +8,12 @@ sentence sets that old amount anew, even said as an addition ("追加", "joined"
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
 from ._features import PART
-from ._values import Value, magnitude, normalize, values_of
+from ._values import Value, located, magnitude, normalize, values_of
 
 # kinds of value that are amounts one can add to
 _AMOUNTS = frozenset({"count", "number", "money", "duration", "measure", "percent"})
@@ -23,18 +24,16 @@ _ONE_VALUE = re.compile(r"[\s〜~\-\u2013\u2014/:・]*(?:to|and|plus|から|と|
 _ANY_UNIT = frozenset({"", "us", "them"})
 
 
-def _spans(text: str) -> list[tuple[Value, int, int, float]]:
-    """The amounts in `text` (normalised) with where they are and how much they are."""
-    out, pos = [], 0
-    for v in values_of(text):
-        start = text.find(v.text, pos)
-        if start < 0:
-            continue
-        pos = start + len(v.text)
+@functools.lru_cache(maxsize=256)
+def _spans(text: str) -> tuple[tuple[Value, int, int, float], ...]:
+    """The amounts in `text` (normalised) with where they are and how much they are (a sentence is read once for
+    all the stored statements it is set against)."""
+    out = []
+    for v, start, end in located(text):
         amount = magnitude(v) if v.kind in _AMOUNTS else None
         if amount:
-            out.append((v, start, pos, amount))
-    return out
+            out.append((v, start, end, amount))
+    return tuple(out)
 
 
 def _of_kind(value: Value, old: Value) -> bool:
@@ -45,8 +44,10 @@ def moved_total(text: str, old: str) -> Value | None:
     """The amount of `old` that `text` states a change to and the total it comes to (the old amount, plus or
     minus one of the sentence's amounts, is another of them), if any. A part ("うち2名が採点係") is no change."""
     t = normalize(text)
-    parts = [m.span() for m in PART.finditer(t)]
     found = _spans(t)
+    if len(found) < 2:
+        return None  # a change and a total are two amounts
+    parts = [m.span() for m in PART.finditer(t)]
     for o in values_of(normalize(old)):
         was = magnitude(o) if o.kind in _AMOUNTS and (o.kind != "number" or o.unit) else None
         if not was:

@@ -41,6 +41,7 @@ _MONTHS = (
     r"|nov(?:ember)?|dec(?:ember)?"
 )
 _DAYS = r"mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # a day of the month: "3", "21st"
 
 # order matters: the first kind to claim a span keeps it
 _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
@@ -77,9 +78,9 @@ _VALUES: list[tuple[ValueKind, re.Pattern[str]]] = [
         "date",
         re.compile(
             # a span of days is one date: "25-26 October", "3 to 5 May", "May 3-5"
-            rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|\u2013|\u2014|to)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
-            rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|\u2013|\u2014)\s*\d{{1,2}}(?:st|nd|rd|th)?\b"
-            rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+            rf"\b{_DAY}\s*(?:-|\u2013|\u2014|to)\s*{_DAY}\s+(?:of\s+)?(?:{_MONTHS})\b"
+            rf"|\b(?:{_MONTHS})\.?\s+{_DAY}\s*(?:-|\u2013|\u2014)\s*{_DAY}\b"
+            rf"|\b(?:{_MONTHS})\.?\s+{_DAY}\b|\b{_DAY}\s+(?:of\s+)?(?:{_MONTHS})\b"
             rf"|\b(?:end|middle|mid|beginning|start)[- ]of[- ](?:{_MONTHS}|q[1-4]|the (?:month|year|quarter))\b"
             rf"|\bmid-(?:{_MONTHS})\b|\b(?:early|late)\s+(?:{_MONTHS})\b|\bq[1-4]\b"
             rf"|\b(?:next|this|last)\s+(?:week|month|year|(?:{_DAYS})(?:day)?)\b|\b(?:{_DAYS})days?\b|\bthanksgiving\b"
@@ -244,6 +245,19 @@ def values_of(text: str) -> tuple[Value, ...]:
     return tuple(v for _, v in sorted(found, key=lambda pair: pair[0]))
 
 
+def located(text: str) -> list[tuple[Value, int, int]]:
+    """The values of `text` (normalised) with where each stands (start, end), each found after the one before;
+    a value whose text is not found there is left out."""
+    out, pos = [], 0
+    for v in values_of(text):
+        start = text.find(v.text, pos)
+        if start < 0:
+            continue
+        pos = start + len(v.text)
+        out.append((v, start, pos))
+    return out
+
+
 NUMERAL = re.compile(
     r"\d(?:[\d,.]*\d)?(?:\s*[km]\b)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
     r"|thirty|forty|fifty|a few|several|half an?)\b|[一二三四五六七八九十百千両半]+",
@@ -370,14 +384,10 @@ def mask_replaced(text: str, new: tuple[Value, ...], mark: str) -> str:
     value, or none that matches, masks the one value of a single-valued `text` and nothing of a longer one.
     """
     t = normalize(text)
-    values = values_of(t)
     chosen = replaced_values(t, new)
     out, pos = [], 0
-    for v in values:
-        start = t.find(v.text, pos)
-        if start < 0:
-            continue
+    for v, start, end in located(t):
         out += [t[pos:start], _masked(v, mark) if v in chosen else v.text]
-        pos = start + len(v.text)
+        pos = end
     out.append(t[pos:])
     return "".join(out)
