@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ._text import EN_STOP_WORDS
 from ._values import NUMERAL, located
 from ._values import NUMERIC as NUMERIC
 from ._values import VALUE_KINDS as VALUE_KINDS
@@ -517,7 +518,7 @@ _EN_SET = re.compile(
     _I,
 )
 _KANJI = re.compile(r"[\u3400-\u9fff]")
-_DIGIT = re.compile(r"\d|[一二三四五六七八九十百千]")
+_DIGIT = re.compile(r"\d")
 _NOUN_END = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffA-Za-z0-9]$")
 _NOT_TOPIC = {"it", "we", "i", "they", "this", "that", "there", "he", "she", "you", "what", "which", "how", "so"}
 
@@ -538,6 +539,11 @@ def topic_of(text: str, language: Language) -> str | None:
     return topic if len(topic) >= 2 or _KANJI.fullmatch(topic) else None
 
 
+def _counted(text: str) -> bool:
+    """A number or an amount (「3人」「二人」「十割」), which names no attribute; 「二次会」 and 「土曜」 do."""
+    return bool(_DIGIT.search(text)) or any(v.kind != "date" for v in values_of(text))
+
+
 def attribute_of(text: str, language: Language) -> str | None:
     """The topic when it surely names the attribute set: a noun (not 「通えるのは」, a clause made a noun,
     nor 「相談して、」, a clause) that is not the one who acts ("Grandpa is chipping in, so $700")."""
@@ -546,12 +552,47 @@ def attribute_of(text: str, language: Language) -> str | None:
         t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
         found = sorted((m.start(1), m.group(1)) for p in (_JA_TOPIC, _JA_NOUN_TOPIC, _JA_LEAD) for m in p.finditer(t))
         # a time of week or year may be what is set (「週末は2時間」 beside 「平日は30分」), a number is not
-        nouns = [x for _, x in found if _NOUN_END.search(x) and not _DIGIT.search(x) and x.lower() not in _NOT_TOPIC]
+        nouns = [x for _, x in found if _NOUN_END.search(x) and not _counted(x) and x.lower() not in _NOT_TOPIC]
         return nouns[0] if nouns else None
     topic = topic_of(text, language)
     if topic is None:
-        return None
+        return _named_before_value(text)
     t = normalize(text).lower()
     at = t.find(topic)
     after = t[at + len(topic) :] if at >= 0 else ""
     return None if re.match(r"\s*(?:is|are|was|were)\s+[a-z]+ing\b", after) else topic
+
+
+# a terse statement that opens with what it sets, then its value: "rent £875", "term 2 years", "food budget
+# around £50 a week", "commute's 30 miles a day", "Due May 2."
+_EN_NAMED = re.compile(r"^(?:(?:the|our|my|their|his|her)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*)?)\s*$", _I)
+_HEDGES = re.compile(
+    r"\s+(?:(?:of|at|is|are)\s+)?(?:about|around|approx\.?|approximately|roughly|circa|nearly|almost|~)?\s*$", _I
+)
+# words that lead a value without naming what is set: "max 3 hours", "honestly 2 hours", "always 2 on the floor",
+# and the one who acts, misspelt ("hes 9", "im 5ft 6")
+_NOT_NOUN = re.compile(r"(?:[^e]ed|ing|ly)$")
+_LEADS = {"max", "min", "maximum", "minimum", "total", "under", "over", "least", "most", "than", "plus", "like"}
+_LEADS |= {"always", "never", "often", "sometimes", "already", "another", "once", "twice"}
+_LEADS |= {"im", "hes", "shes", "theres", "ive", "thats"}
+
+
+def _named_before_value(text: str) -> str | None:
+    """What a terse English statement that names no topic otherwise sets, named right before its first value."""
+    t = normalize(text).strip()
+    found = located(t)
+    if not found or not NUMERAL.search(found[0][0].text):
+        return None  # "Attendance last year was tiny": no amount
+    match = _EN_NAMED.match(_HEDGES.sub("", " " + t[: found[0][1]]).strip())
+    if match is None:
+        return None
+    words = [w.removesuffix("'s") for w in match.group(1).lower().split()]
+    if any(
+        w in EN_STOP_WORDS or w in _NOT_TOPIC or w in _LEADS or "'" in w or w.endswith("-") or _NOT_NOUN.search(w)
+        for w in words
+    ):
+        return None
+    if len(words) > 1 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        return None  # "legal says 3 years", "grandma wants 2": one who acts and a verb
+    topic = " ".join(words)
+    return topic[:-1] if topic.endswith("s") and len(topic) > 3 else topic
