@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from phrasings import every_known_text, known_texts, play, stated
 
+from mcpist.modules.context import _attributes as at
 from mcpist.modules.context import _features as f
 from mcpist.modules.context._text import Language
 
@@ -56,7 +57,7 @@ def test_a_finish_is_no_word_of_change() -> None:
     ],
 )
 def test_the_attribute_a_statement_names(text: str, language: Language, attribute: str | None) -> None:
-    assert f.attribute_of(text, language) == attribute
+    assert at.attribute_of(text, language) == attribute
 
 
 def test_a_part_of_a_group_is_no_new_total() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from phrasings import every_known_text, play, stated
 
-from mcpist.modules.context._features import attribute_of
+from mcpist.modules.context._attributes import attribute_of
 
 pytestmark = pytest.mark.anyio
 

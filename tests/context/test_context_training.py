@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcpist.modules.context import _corpus, _features, _intent, _train
+from mcpist.modules.context import _attributes, _corpus, _features, _intent, _train
 from mcpist.modules.context._encoder import shared_encoder
 from mcpist.modules.context._text import Tokenizer, detect_language
 
@@ -107,8 +107,8 @@ def test_values_are_typed(text: str, kinds: list[str]) -> None:
 
 
 def test_the_attribute_text_masks_values_and_revision_words() -> None:
-    assert _features.attribute_text("Scratch that, we now have until July 1.", "en") == "we now have until X"
-    assert _features.attribute_text("Around 25 guests.", "en") == "Around X guests"
-    assert _features.attribute_text("やっぱり予算は30万円まで", "ja") == "予算は\u3007\u3007万円まで"
-    assert _features.topic_of("リモートなら、勤務地はどこでも構いません。", "ja") == "勤務地"
-    assert _features.topic_of("Let's bump the budget to $2500.", "en") == "budget"
+    assert _attributes.attribute_text("Scratch that, we now have until July 1.", "en") == "we now have until X"
+    assert _attributes.attribute_text("Around 25 guests.", "en") == "Around X guests"
+    assert _attributes.attribute_text("やっぱり予算は30万円まで", "ja") == "予算は\u3007\u3007万円まで"
+    assert _attributes.topic_of("リモートなら、勤務地はどこでも構いません。", "ja") == "勤務地"
+    assert _attributes.topic_of("Let's bump the budget to $2500.", "en") == "budget"

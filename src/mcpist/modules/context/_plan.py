@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 
+from . import _attributes as at
 from . import _explain as why
 from . import _features as f
 from . import _naming as nm
@@ -47,7 +48,7 @@ def texts_to_embed(store: Store) -> list[str]:
     out: list[str] = []
     for item in store.items:
         if item.active:
-            out += [item.text, f.attribute_text(item.text, detect_language(item.text))]
+            out += [item.text, at.attribute_text(item.text, detect_language(item.text))]
     return out
 
 

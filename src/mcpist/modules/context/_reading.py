@@ -30,6 +30,7 @@ from typing import Literal
 
 import numpy as np
 
+from . import _attributes as at
 from . import _features as f
 from . import _structure as st
 from . import _wants as w
@@ -168,7 +169,7 @@ def sentences_of(message: str) -> list[str]:
 def texts_to_embed(message: str, language: Language) -> list[str]:
     out: list[str] = []
     for s in sentences_of(message):
-        out += [s, f.attribute_text(s, language)]
+        out += [s, at.attribute_text(s, language)]
     return out
 
 
@@ -223,7 +224,7 @@ def read(message: str, language: Language, vectors: Mapping[str, Vector], weight
             Sentence(
                 text=text,
                 vector=vectors[text],
-                attribute=vectors[f.attribute_text(text, language)],
+                attribute=vectors[at.attribute_text(text, language)],
                 values=values,
                 probs=weights.intent(vectors[text], f.features(text, language)),
                 interrogative=f.is_interrogative(text),

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _attributes as at
 from . import _corpus
 from . import _features as f
 from ._corpus import DATA, Dialog
@@ -78,8 +79,8 @@ def intent_inputs(texts: list[str], encoder: Encoder) -> Array:
 
 def side(text: str, encoder: Encoder, terms_of: TermsOf) -> Side:
     language = detect_language(text)
-    vectors = encoder.encode([text, f.attribute_text(text, language)])
-    return Side(text, vectors[0], vectors[1], f.values_of(text), frozenset(terms_of(text)), f.topic_of(text, language))
+    vectors = encoder.encode([text, at.attribute_text(text, language)])
+    return Side(text, vectors[0], vectors[1], f.values_of(text), frozenset(terms_of(text)), at.topic_of(text, language))
 
 
 def _descend(grad: Callable[[Array], Array], size: int) -> Array:

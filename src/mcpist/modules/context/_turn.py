@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from . import _attributes as at
 from . import _features as f
 from . import _naming as nm
 from ._intent import Label, Side, Vector, Weights
@@ -108,10 +109,10 @@ class _Turn:
         return Side(
             text=item.text,
             vector=self.vectors[item.text],
-            attribute=self.vectors[f.attribute_text(item.text, language)],
+            attribute=self.vectors[at.attribute_text(item.text, language)],
             values=f.values_of(item.text),
             terms=frozenset(item.terms),
-            topic=f.topic_of(item.text, language),
+            topic=at.topic_of(item.text, language),
         )
 
     def replacement(self, s: Sentence) -> tuple[Item, float] | None:
@@ -130,7 +131,7 @@ class _Turn:
             return None  # "more specifically ...", "add Osaka as well": detail or addition, no replacement
         if f.PART.search(text) and not (self.reading.revision or f.CHANGE.search(text)):
             return None  # 「うち2人は今年の新卒」, "two of them never played": about some of a group, not its size
-        topic = f.topic_of(s.text, self.reading.language)
+        topic = at.topic_of(s.text, self.reading.language)
         terms = frozenset(self.terms_of(s.text))
         if (not s.values and not terms and topic is None) or nm.only_a_cue(s.text):
             return None  # "ok go with that", 「それでお願いします」, 「訂正。」: nothing in it says what it sets
@@ -175,7 +176,7 @@ class _Turn:
         new = Side(s.text, s.vector, s.attribute, s.values, terms, topic)
         probs = self.weights.same_attribute(new, [self.side(c) for c in candidates])
         scored = list(zip(candidates, probs, strict=True))
-        attribute = f.attribute_of(s.text, self.reading.language)
+        attribute = at.attribute_of(s.text, self.reading.language)
         worded = bool(self.reading.revision or self.reading.accepted or f.CHANGE.search(text))
         if attribute is not None and not named and not worded:
             # with no word of change the attribute must agree: 「見守りは保護者4人」 does not set 「参加は中学生30人」,
@@ -268,19 +269,19 @@ class _Turn:
 
     def same_attribute(self, attribute: str, item: Item) -> bool:
         """Whether a stored statement can set `attribute`: it names none surely, the same, or mentions it."""
-        other = f.attribute_of(item.text, detect_language(item.text))
+        other = at.attribute_of(item.text, detect_language(item.text))
         text = f.normalize(item.text).lower()
         return other is None or other == attribute or attribute in text or other in attribute
 
     def names_attribute(self, attribute: str, item: Item) -> bool:
         """Whether a stored statement surely names `attribute` as what it sets."""
-        other = f.attribute_of(item.text, detect_language(item.text))
+        other = at.attribute_of(item.text, detect_language(item.text))
         return other is not None and (other == attribute or attribute in other or other in attribute)
 
     def same_topic(self, topic: str, item: Item) -> bool:
         """Whether a stored statement can be about `topic` (「人数は6人です」 is not about 「卵は使わないで」):
         it names no topic, the same one, or mentions it."""
-        other = f.topic_of(item.text, detect_language(item.text))
+        other = at.topic_of(item.text, detect_language(item.text))
         return other is None or other == topic or topic in f.normalize(item.text).lower() or other in topic
 
     def states_goal(self, item: Item) -> bool:
