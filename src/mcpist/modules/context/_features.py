@@ -43,6 +43,10 @@ REVISION = cues(
     r"\bscrap (?:that|the|it)\b|\bplot twist\b|\bre-?counted\b|数え直した",
     # an apology, or a second look, before a fact corrects it: 「すみません、…35台でした」「確認したら東向きでした」
     r"(?:すみません|ごめん|失礼しました|申し訳)[^。]*でした|(?:確認|調べ|見直|数え直)したら",
+    # an amount found on looking, asking or redoing: 「規定を見たら3万字以上でした」,
+    # 「集計し直したところ、398万円でした」, 「読んだら」「頼んだら」 too (not 「どうやったら」, a question how to)
+    r"(?<!どうや)(?<!どうし)(?:た|(?<=[んい])だ)(?:ら|ところ)[、,]?[^。?\uff1f]*?\d[^。?\uff1f]*?"
+    r"(?:でした|だった|やった|ありました|あった|いました|になっていました)(?![^。]*[?\uff1f])",
     r"\b(?:sorry|oops|my bad|my mistake)\b[^.]*\b(?:it'?s|it is|it was|we have|there are|actually)\b",
 )
 # a change of value without a revision word: 「延ばす」「増えた」, "bump", "grew", or a relaxed condition that
