@@ -39,6 +39,9 @@ REVISION = cues(
     REVISION_WORDS,
     r"訂正|ではなく|じゃなく|じゃなくて|でなく|の代わりに|をやめて|はやめて|撤回|間違い|方針転換|さっきの|先ほどの",
     r"\bi meant\b|\brather than\b|\bforget (?:what|about)\b|\bturns out\b|\bupdate:|\bwrong\b|\bno,",
+    # 「いや、…」「いや毎日は無理」 opening a sentence: "no, …" (not 「いやー」「いやあ」, a sigh,
+    # nor 「いやだ」, a dislike)
+    r"^(?:あ[、,]\s*)?いや(?:いや)?(?=[、,\s]|[\u3400-\u9fff\u30a1-\u30fa0-9])",
     # a condition dropped or a count redone: "scrap the evenings", "plot twist: …", "Recounted. £11.5k."
     r"\bscrap (?:that|the|it)\b|\bplot twist\b|\bre-?counted\b|数え直した",
     # an apology, or a second look, before a fact corrects it: 「すみません、…35台でした」「確認したら東向きでした」
