@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ._features import ACCEPT, REVISION_WORDS, Language
-from ._text import EN_STOP_WORDS
+from ._features import ACCEPT, REVISION_WORDS
+from ._text import EN_STOP_WORDS, Language
 from ._values import NUMERAL, located, normalize, values_of
 
 _I = re.IGNORECASE
@@ -96,7 +96,7 @@ def topic_of(text: str, language: Language) -> str | None:
     return topic if len(topic) >= 2 or _KANJI.fullmatch(topic) else None
 
 
-def _counted(text: str) -> bool:
+def _is_amount(text: str) -> bool:
     """A number or an amount (「3人」「二人」「十割」), which names no attribute; 「二次会」 and 「土曜」 do."""
     return bool(_DIGIT.search(text)) or any(v.kind != "date" for v in values_of(text))
 
@@ -109,7 +109,7 @@ def attribute_of(text: str, language: Language) -> str | None:
         t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
         found = sorted((m.start(1), m.group(1)) for p in (_JA_TOPIC, _JA_NOUN_TOPIC, _JA_LEAD) for m in p.finditer(t))
         # a time of week or year may be what is set (「週末は2時間」 beside 「平日は30分」), a number is not
-        nouns = [x for _, x in found if _NOUN_END.search(x) and not _counted(x) and x.lower() not in _NOT_TOPIC]
+        nouns = [x for _, x in found if _NOUN_END.search(x) and not _is_amount(x) and x.lower() not in _NOT_TOPIC]
         return nouns[0] if nouns else None
     topic = topic_of(text, language)
     if topic is None:
@@ -126,9 +126,10 @@ _EN_NAMED = re.compile(r"^(?:(?:the|our|my|their|his|her)\s+)?([a-z][a-z'-]*(?:\
 _HEDGES = re.compile(
     r"\s+(?:(?:of|at|is|are)\s+)?(?:about|around|approx\.?|approximately|roughly|circa|nearly|almost|~)?\s*$", _I
 )
-# words that lead a value without naming what is set: "max 3 hours", "honestly 2 hours", "always 2 on the floor",
-# and the one who acts, misspelt ("hes 9", "im 5ft 6")
+# a participle or an adverb ("joined 3", "honestly 2 hours"), not a noun
 _NOT_NOUN = re.compile(r"(?:[^e]ed|ing|ly)$")
+# words that lead a value without naming what is set: "max 3 hours", "always 2 on the floor", "twice a week", and
+# the one who acts, misspelt ("hes 9", "im 5ft 6")
 _LEADS = {"max", "min", "maximum", "minimum", "total", "under", "over", "least", "most", "than", "plus", "like"}
 _LEADS |= {"always", "never", "often", "sometimes", "already", "another", "once", "twice"}
 _LEADS |= {"im", "hes", "shes", "theres", "ive", "thats"}

@@ -48,7 +48,7 @@ REVISION = cues(
     r"(?:すみません|ごめん|失礼しました|申し訳)[^。]*でした|(?:確認|調べ|見直|数え直)したら",
     # an amount found on looking, asking or redoing: 「規定を見たら3万字以上でした」,
     # 「集計し直したところ、398万円でした」, 「読んだら」「頼んだら」 too (not 「どうやったら」, a question how to)
-    r"(?<!どうや)(?<!どうし)(?:た|(?<=[んい])だ)(?:ら|ところ)[、,]?[^。?\uff1f]*?\d[^。?\uff1f]*?"
+    r"(?<!どうやっ)(?<!どうし)(?:た|(?<=[んい])だ)(?:ら|ところ)[、,]?[^。?\uff1f]*?\d[^。?\uff1f]*?"
     r"(?:でした|だった|やった|ありました|あった|いました|になっていました)(?![^。]*[?\uff1f])",
     r"\b(?:sorry|oops|my bad|my mistake)\b[^.]*\b(?:it'?s|it is|it was|we have|there are|actually)\b",
 )
