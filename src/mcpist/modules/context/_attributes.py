@@ -4,9 +4,10 @@ rent), which the replacement rules compare."""
 
 from __future__ import annotations
 
+import functools
 import re
 
-from ._features import ACCEPT, REVISION_WORDS
+from ._features import ACCEPT, REVISION_WORD
 from ._text import EN_STOP_WORDS, Language
 from ._values import NUMERAL, located, normalize, values_of
 
@@ -14,7 +15,7 @@ _I = re.IGNORECASE
 _PLACEHOLDER = {"ja": "\u3007\u3007", "en": "X"}
 
 _STRIP = [
-    re.compile(REVISION_WORDS, _I),
+    REVISION_WORD,
     ACCEPT,
     re.compile(r"^(?:ok|okay|oh|well|so|hmm|sorry|あ|えっと|ごめん|すみません)[,、\s]+", _I),
 ]
@@ -80,9 +81,10 @@ _NOUN_END = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffA-Za-z0-9]$")
 _NOT_TOPIC = {"it", "we", "i", "they", "this", "that", "there", "he", "she", "you", "what", "which", "how", "so"}
 
 
+@functools.lru_cache(maxsize=4096)
 def topic_of(text: str, language: Language) -> str | None:
     """The noun a statement sets something about: 「予算は…」→ 予算, "The deadline is …" → deadline."""
-    t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
+    t = REVISION_WORD.sub(" ", normalize(text)).strip(" ,、")
     if language == "ja":
         match = _JA_TOPIC.search(t) or _JA_LEAD.search(t)
         topic = match.group(1) if match else None
@@ -101,12 +103,13 @@ def _is_amount(text: str) -> bool:
     return bool(_DIGIT.search(text)) or any(v.kind != "date" for v in values_of(text))
 
 
+@functools.lru_cache(maxsize=4096)
 def attribute_of(text: str, language: Language) -> str | None:
     """The topic when it surely names the attribute set: a noun (not 「通えるのは」, a clause made a noun,
     nor 「相談して、」, a clause) that is not the one who acts ("Grandpa is chipping in, so $700")."""
     if language == "ja":
         # the first topic that is a noun: 「練習できるのは平日は30分」 sets 平日's time
-        t = re.compile(REVISION_WORDS, _I).sub(" ", normalize(text)).strip(" ,、")
+        t = REVISION_WORD.sub(" ", normalize(text)).strip(" ,、")
         found = sorted((m.start(1), m.group(1)) for p in (_JA_TOPIC, _JA_NOUN_TOPIC, _JA_LEAD) for m in p.finditer(t))
         # a time of week or year may be what is set (「週末は2時間」 beside 「平日は30分」), a number is not
         nouns = [x for _, x in found if _NOUN_END.search(x) and not _is_amount(x) and x.lower() not in _NOT_TOPIC]

@@ -35,6 +35,7 @@ REVISION_WORDS = (
     r"やっぱり?|やっぱ|やはり|訂正(?:です)?|変更です|\bactually\b|\bscratch that\b|\bchange of plans?\b|\binstead\b"
     r"|\bafter all\b|\bon second thought\b|\bcorrection:?|\bon reflection\b|\bafter thinking about it\b"
 )
+REVISION_WORD = re.compile(REVISION_WORDS, _I)  # the words alone, to take them out of a sentence
 REVISION = cues(
     REVISION_WORDS,
     r"訂正|ではなく|じゃなく|じゃなくて|でなく|の代わりに|をやめて|はやめて|撤回|間違い|方針転換|さっきの|先ほどの",

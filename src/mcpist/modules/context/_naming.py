@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ._features import REVISION_WORDS, cues, normalize
+from ._features import REVISION_WORD, REVISION_WORDS, cues, normalize
 from ._text import Language
 
 _I = re.IGNORECASE
@@ -51,7 +51,7 @@ def named_replacements(text: str, language: Language) -> list[str]:
     """What an explicit revision names as replaced: 「WindowsではなくMac」→ Windows, "instead of PostgreSQL"."""
     t = normalize(text)
     if language == "ja":
-        t = re.compile(REVISION_WORDS, _I).sub(" ", t)  # 「やっぱりnoteじゃなくて」: the word, not the cues
+        t = REVISION_WORD.sub(" ", t)  # 「やっぱりnoteじゃなくて」: the word, not the cues
     pattern = _NAMED_JA if language == "ja" else _NAMED_EN
     return [m.group(1).strip().lower() for m in pattern.finditer(t) if len(m.group(1).strip()) >= 2]
 
